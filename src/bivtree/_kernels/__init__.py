@@ -1,0 +1,1 @@
+"""Numba kernels shared by several algorithms (criteria, sorted scan, traversal)."""

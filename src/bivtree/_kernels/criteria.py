@@ -1,0 +1,255 @@
+"""Split criteria and the sorted scan that every splitter shares.
+
+Every criterion is a *weighted child impurity* ``G = w_L i(L) + w_R i(R)`` to be
+minimised, with ``i`` the per-unit-weight impurity of scikit-learn (entropy in
+bits). During a scan we maximise a cheaper *proxy* ``base - G`` whose constant
+``base`` depends only on the node (as scikit-learn's ``proxy_impurity_improvement``
+does), and update it in O(1) per sample:
+
+===================  ===================================  ======================
+criterion            proxy                                base
+===================  ===================================  ======================
+gini                 S_L / w_L + S_R / w_R                w
+                     (S = sum of squared class weights)
+entropy              (sum n_c log n_c - w log w) / ln 2   0
+                     summed over both children
+misclassification    max_c n_Lc + max_c n_Rc              w
+squared_error        T_L^2 / w_L + T_R^2 / w_R            sum w y^2
+                     (T = weighted sum of targets)
+===================  ===================================  ======================
+
+Per-node data is passed as node-local contiguous arrays (``labels``,
+``targets``, ``sample_weight`` gathered in the node's sample order) so the
+scan reads memory in order.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .._config import ENTROPY, GINI, MISCLASSIFICATION, NUMBA_OPTS, SQUARED_ERROR
+
+_INV_LN2 = 1.0 / math.log(2.0)
+
+
+@njit(inline="always", **NUMBA_OPTS)
+def xlogx(x):
+    """``x log x`` with the limit 0 at 0 (natural log)."""
+    return x * math.log(x) if x > 0.0 else 0.0
+
+
+@njit(**NUMBA_OPTS)
+def node_totals(labels, targets, sample_weight, n_classes, criterion, counts):
+    """Fill ``counts`` with weighted class counts; return ``(w, sum w y, sum w y^2)``."""
+    counts[:] = 0.0
+    w_total = 0.0
+    t_sum = 0.0
+    t_sq = 0.0
+    if criterion == SQUARED_ERROR:
+        for p in range(sample_weight.shape[0]):
+            w = sample_weight[p]
+            y = targets[p]
+            w_total += w
+            t_sum += w * y
+            t_sq += w * y * y
+    else:
+        for p in range(sample_weight.shape[0]):
+            w = sample_weight[p]
+            counts[labels[p]] += w
+            w_total += w
+    return w_total, t_sum, t_sq
+
+
+@njit(**NUMBA_OPTS)
+def impurity_of(counts, w_total, t_sum, t_sq, criterion):
+    """Per-unit-weight impurity of a set with the given totals (scikit-learn's formulas)."""
+    if w_total <= 0.0:
+        return 0.0
+    if criterion == SQUARED_ERROR:
+        mean = t_sum / w_total
+        return t_sq / w_total - mean * mean
+    if criterion == GINI:
+        s = 0.0
+        for c in range(counts.shape[0]):
+            s += counts[c] * counts[c]
+        return 1.0 - s / (w_total * w_total)
+    if criterion == ENTROPY:
+        h = 0.0
+        for c in range(counts.shape[0]):
+            if counts[c] > 0.0:
+                q = counts[c] / w_total
+                h -= q * math.log(q)
+        return h * _INV_LN2
+    # misclassification
+    m = 0.0
+    for c in range(counts.shape[0]):
+        if counts[c] > m:
+            m = counts[c]
+    return 1.0 - m / w_total
+
+
+@njit(**NUMBA_OPTS)
+def proxy_base(counts, w_total, t_sq, criterion):
+    """The node constant ``base`` with ``G = base - proxy`` (see the module table)."""
+    if criterion == SQUARED_ERROR:
+        return t_sq
+    if criterion == ENTROPY:
+        return 0.0
+    return w_total
+
+
+@njit(**NUMBA_OPTS)
+def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
+                    tot_counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
+                    left_counts, right_counts):
+    """Best cut of the node's samples sorted by ``values``.
+
+    Cuts fall only between distinct values; a cut after sorted position ``p``
+    sends ``order[:p + 1]`` left. A cut is valid when both sides hold at least
+    ``min_samples_leaf`` samples and ``min_weight_leaf`` weight.
+
+    Parameters
+    ----------
+    values : float64 (n,)
+        Projection of each node sample (node-local order).
+    order : int64 (n,)
+        ``argsort(values)``.
+    labels, targets, sample_weight : (n,)
+        Node-local labels (classification) or targets (regression) and weights.
+    criterion : int
+    tot_counts : float64 (n_classes,)
+        Weighted class counts of the node (ignored for regression).
+    w_total, t_sum : float
+        Node weight and weighted target sum.
+    min_samples_leaf : int
+    min_weight_leaf : float
+    left_counts, right_counts : float64 (n_classes,)
+        Scratch buffers.
+
+    Returns
+    -------
+    best_proxy : float
+        ``-inf`` when no cut is valid.
+    best_pos : int
+        Last sorted position that goes left, ``-1`` when no cut is valid.
+    """
+    n = order.shape[0]
+    n_classes = tot_counts.shape[0]
+    best_proxy = -np.inf
+    best_pos = -1
+    w_left = 0.0
+    regression = criterion == SQUARED_ERROR
+    # running sums of the proxy terms
+    sq_left = 0.0
+    sq_right = 0.0
+    xl_left = 0.0
+    xl_right = 0.0
+    max_left = 0.0
+    max_right = 0.0
+    sum_left = 0.0
+    if not regression:
+        for c in range(n_classes):
+            left_counts[c] = 0.0
+            right_counts[c] = tot_counts[c]
+            sq_right += tot_counts[c] * tot_counts[c]
+            xl_right += xlogx(tot_counts[c])
+            if tot_counts[c] > max_right:
+                max_right = tot_counts[c]
+    last = n - min_samples_leaf  # positions >= last leave too few samples on the right
+    for p in range(n - 1):
+        i = order[p]
+        w = sample_weight[i]
+        w_left += w
+        if regression:
+            sum_left += w * targets[i]
+        else:
+            c = labels[i]
+            a = left_counts[c]
+            b = right_counts[c]
+            left_counts[c] = a + w
+            right_counts[c] = b - w
+            if criterion == GINI:
+                sq_left += w * (2.0 * a + w)
+                sq_right -= w * (2.0 * b - w)
+            elif criterion == ENTROPY:
+                xl_left += xlogx(a + w) - xlogx(a)
+                xl_right += xlogx(b - w) - xlogx(b)
+            else:
+                if a + w > max_left:
+                    max_left = a + w
+                if b == max_right:
+                    max_right = 0.0
+                    for k in range(n_classes):
+                        if right_counts[k] > max_right:
+                            max_right = right_counts[k]
+        if p + 1 < min_samples_leaf:
+            continue
+        if p + 1 > last:
+            break
+        if values[order[p + 1]] <= values[i]:
+            continue
+        w_right = w_total - w_left
+        if w_left < min_weight_leaf or w_right < min_weight_leaf:
+            continue
+        if w_left <= 0.0 or w_right <= 0.0:
+            continue
+        if regression:
+            sum_right = t_sum - sum_left
+            proxy = sum_left * sum_left / w_left + sum_right * sum_right / w_right
+        elif criterion == GINI:
+            proxy = sq_left / w_left + sq_right / w_right
+        elif criterion == ENTROPY:
+            proxy = (xl_left - xlogx(w_left) + xl_right - xlogx(w_right)) * _INV_LN2
+        else:
+            proxy = max_left + max_right
+        if proxy > best_proxy:
+            best_proxy = proxy
+            best_pos = p
+    return best_proxy, best_pos
+
+
+@njit(inline="always", **NUMBA_OPTS)
+def midpoint_threshold(lo, hi):
+    """Threshold between two consecutive distinct values ``lo < hi`` with ``lo <= t < hi``.
+
+    The midpoint can round onto ``hi`` when the two are adjacent doubles; ``lo``
+    is then used (scikit-learn does the same).
+    """
+    t = lo / 2.0 + hi / 2.0
+    if t == hi or not math.isfinite(t):
+        t = lo
+    return t
+
+
+@njit(**NUMBA_OPTS)
+def summarize_samples(samples, labels, targets, sample_weight, n_classes, criterion):
+    """Value, weight and impurity of a set of samples.
+
+    Returns
+    -------
+    value : float64 (n_classes,) or (1,)
+        Weighted class counts, or the weighted mean target for regression.
+    w_total : float
+    impurity : float
+    """
+    counts = np.zeros(n_classes, dtype=np.float64)
+    w_total = 0.0
+    t_sum = 0.0
+    t_sq = 0.0
+    regression = criterion == SQUARED_ERROR
+    for p in range(samples.shape[0]):
+        i = samples[p]
+        w = sample_weight[i]
+        w_total += w
+        if regression:
+            t_sum += w * targets[i]
+            t_sq += w * targets[i] * targets[i]
+        else:
+            counts[labels[i]] += w
+    impurity = impurity_of(counts, w_total, t_sum, t_sq, criterion)
+    if regression:
+        value = np.empty(1, dtype=np.float64)
+        value[0] = t_sum / w_total if w_total > 0.0 else 0.0
+        return value, w_total, impurity
+    return counts, w_total, impurity

@@ -1,0 +1,578 @@
+"""scikit-learn estimators: :class:`BivariateTreeClassifier` and :class:`BivariateTreeRegressor`.
+
+The estimator layer validates everything once (shapes, NaN, labels, weights,
+parameters) and hands the numba kernels contiguous float64 / int64 arrays, so
+bad input fails here with a message that names the problem, never inside
+compiled code.
+"""
+
+import numbers
+import time
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+from joblib import effective_n_jobs
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from ._config import CLASSIFICATION_CRITERIA, DTYPE, ITYPE, LTYPE, REGRESSION_CRITERIA
+from .growing import TreeGrower
+from .pruning import cost_complexity_pruning_path, prune_tree
+from .splitters import SPLITTERS, SplitData, get_splitter
+
+#: default largest number of feature pairs a pair-searching splitter may examine per node.
+DEFAULT_MAX_PAIRS = 20_000
+
+
+@contextmanager
+def numba_threads(n_jobs):
+    """Run the block with numba using ``n_jobs`` threads (joblib's meaning), then restore."""
+    n = effective_n_jobs(n_jobs)
+    n = max(1, min(int(n), numba.config.NUMBA_NUM_THREADS))
+    previous = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        yield n
+    finally:
+        numba.set_num_threads(previous)
+
+
+def _writable(X, order="C"):
+    """float64 array in ``order``, copied when read-only so kernels compile once."""
+    X = np.asarray(X, dtype=DTYPE, order=order)
+    if not X.flags.writeable:
+        X = X.copy(order=order)
+    return X
+
+
+def _check_numeric_frame(X):
+    """Name the non-numeric columns of a DataFrame instead of failing on a cast."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "items") or not hasattr(X, "iloc"):
+        return
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    bad = [str(col) for col, dt in dtypes.items()
+           if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
+    if bad:
+        raise ValueError(
+            f"X has non-numeric column(s) {bad}: bivariate splits need numbers; encode them "
+            "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
+
+
+class BaseBivariateTree(BaseEstimator):
+    """Shared fitting machinery; use the classifier or the regressor."""
+
+    def __init__(self, *, splitter, criterion, n_orientations, max_depth, min_samples_split,
+                 min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
+                 min_impurity_decrease, ccp_alpha, max_pairs, splitter_options, n_jobs,
+                 random_state, verbose):
+        self.splitter = splitter
+        self.criterion = criterion
+        self.n_orientations = n_orientations
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
+        self.max_pairs = max_pairs
+        self.splitter_options = splitter_options
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ----------------------------------------------------------- validation
+    def _validate_X_predict(self, X):
+        check_is_fitted(self, "tree_")
+        _check_numeric_frame(X)
+        X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite=True)
+        return _writable(X)
+
+    def _validate_fit_data(self, X, y, sample_weight):
+        _check_numeric_frame(X)
+        X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite=True,
+                             ensure_min_samples=2, multi_output=False,
+                             y_numeric=not self._is_classifier())
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=DTYPE,
+                                             ensure_non_negative=True)
+        if not np.all(np.isfinite(sample_weight)):
+            raise ValueError("sample_weight contains NaN or infinity")
+        return X, y, sample_weight
+
+    def _criterion_code(self):
+        table = CLASSIFICATION_CRITERIA if self._is_classifier() else REGRESSION_CRITERIA
+        if self.criterion not in table:
+            raise ValueError(f"criterion must be one of {sorted(table)}, got {self.criterion!r}")
+        return table[self.criterion]
+
+    def _resolve_stopping_rules(self, n_samples, total_weight):
+        def integral(v):
+            return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+        if self.max_depth is None:
+            max_depth = np.iinfo(np.int32).max
+        elif integral(self.max_depth) and self.max_depth >= 1:
+            max_depth = int(self.max_depth)
+        else:
+            raise ValueError(f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
+
+        msl = self.min_samples_leaf
+        if integral(msl) and msl >= 1:
+            min_samples_leaf = int(msl)
+        elif isinstance(msl, numbers.Real) and not integral(msl) and 0.0 < msl < 1.0:
+            min_samples_leaf = int(np.ceil(msl * n_samples))
+        else:
+            raise ValueError("min_samples_leaf must be an integer >= 1 or a float in (0, 1), "
+                             f"got {msl!r}")
+
+        mss = self.min_samples_split
+        if integral(mss) and mss >= 2:
+            min_samples_split = int(mss)
+        elif isinstance(mss, numbers.Real) and not integral(mss) and 0.0 < mss <= 1.0:
+            min_samples_split = max(2, int(np.ceil(mss * n_samples)))
+        else:
+            raise ValueError("min_samples_split must be an integer >= 2 or a float in (0, 1], "
+                             f"got {mss!r}")
+        # scikit-learn: a split needs room for two leaves
+        min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
+
+        mwf = self.min_weight_fraction_leaf
+        if not (isinstance(mwf, numbers.Real) and 0.0 <= mwf <= 0.5):
+            raise ValueError(f"min_weight_fraction_leaf must be in [0, 0.5], got {mwf!r}")
+        min_weight_leaf = float(mwf) * total_weight
+
+        mln = self.max_leaf_nodes
+        if mln is not None and not (integral(mln) and mln >= 2):
+            raise ValueError(f"max_leaf_nodes must be None or an integer >= 2, got {mln!r}")
+
+        mid = self.min_impurity_decrease
+        if not (isinstance(mid, numbers.Real) and mid >= 0.0 and np.isfinite(mid)):
+            raise ValueError(f"min_impurity_decrease must be a number >= 0, got {mid!r}")
+
+        ccp = self.ccp_alpha
+        if not (isinstance(ccp, numbers.Real) and ccp >= 0.0 and np.isfinite(ccp)):
+            raise ValueError(f"ccp_alpha must be a number >= 0, got {ccp!r}")
+        return dict(max_depth=max_depth, min_samples_split=min_samples_split,
+                    min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
+                    min_impurity_decrease=float(mid), max_leaf_nodes=mln)
+
+    def _resolve_max_features(self, n_features):
+        mf = self.max_features
+        if mf is None:
+            return n_features
+        if isinstance(mf, str):
+            if mf == "sqrt":
+                return max(1, int(np.sqrt(n_features)))
+            if mf == "log2":
+                return max(1, int(np.log2(n_features)))
+        elif isinstance(mf, numbers.Integral) and not isinstance(mf, bool):
+            if 1 <= mf <= n_features:
+                return int(mf)
+        elif isinstance(mf, numbers.Real) and 0.0 < mf <= 1.0:
+            return max(1, int(mf * n_features))
+        raise ValueError(f"max_features must be None, 'sqrt', 'log2', an integer in "
+                         f"[1, {n_features}] or a float in (0, 1], got {mf!r}")
+
+    def _make_splitter(self):
+        if not isinstance(self.splitter, str) or self.splitter not in SPLITTERS:
+            raise ValueError(f"splitter must be one of {sorted(SPLITTERS)}, got {self.splitter!r}")
+        options = dict(self.splitter_options or {})
+        cls = SPLITTERS[self.splitter]
+        if "n_orientations" in cls.__init__.__code__.co_varnames:
+            options.setdefault("n_orientations", self.n_orientations)
+        return get_splitter(self.splitter, **options)
+
+    def _check_pairs(self, splitter, n_candidates):
+        if not splitter.searches_pairs:
+            return
+        n_pairs = n_candidates * (n_candidates - 1) // 2
+        limit = DEFAULT_MAX_PAIRS if self.max_pairs is None else self.max_pairs
+        if n_pairs > limit:
+            raise ValueError(
+                f"the {self.splitter!r} splitter would search {n_pairs} feature pairs at every "
+                f"node ({n_candidates} candidate features), more than max_pairs={limit}; set "
+                "max_features (e.g. 'sqrt') to draw fewer features per node, or raise max_pairs")
+        if self.verbose:
+            print(f"[bivtree] searching {n_pairs} feature pairs per node "
+                  f"({n_candidates} of {self.n_features_in_} features)", flush=True)
+
+    # --------------------------------------------------------------- fitting
+    def _fit(self, X, y, sample_weight, labels, targets, n_classes):
+        criterion = self._criterion_code()
+        splitter = self._make_splitter()
+        n_samples, n_features = X.shape
+        positive = np.flatnonzero(sample_weight > 0)
+        if positive.size == 0:
+            raise ValueError("sample_weight is zero for every sample; nothing to fit")
+        total_weight = float(sample_weight.sum())
+        rules = self._resolve_stopping_rules(n_samples, total_weight)
+        self.max_features_ = self._resolve_max_features(n_features)
+        self._check_pairs(splitter, self.max_features_)
+        rng = check_random_state(self.random_state)
+        all_features = np.arange(n_features, dtype=ITYPE)
+        if self.max_features_ >= n_features:
+            def sample_features():
+                return all_features
+        else:
+            def sample_features():
+                drawn = rng.choice(n_features, self.max_features_, replace=False)
+                return np.sort(drawn).astype(ITYPE)
+
+        data = SplitData(
+            X=_writable(X, order="F"), labels=labels, targets=targets,
+            sample_weight=sample_weight, n_classes=n_classes, criterion=criterion,
+            min_samples_leaf=rules["min_samples_leaf"],
+            min_weight_leaf=rules["min_weight_leaf"])
+        grower = TreeGrower(splitter, sample_features=sample_features,
+                            n_slots=max(2, splitter.max_node_features), verbose=self.verbose,
+                            **rules)
+        t0 = time.perf_counter()
+        with numba_threads(self.n_jobs):
+            tree = grower.grow(data, positive)
+        if self.ccp_alpha > 0.0:
+            tree = prune_tree(tree, self.ccp_alpha)
+        self.tree_ = tree
+        self.n_outputs_ = 1
+        self.fit_time_ = time.perf_counter() - t0
+        self.feature_importances_ = self._feature_importances(data.X, sample_weight)
+        return self
+
+    def _feature_importances(self, X, sample_weight):
+        """Total weighted impurity decrease per feature, normalised to sum 1.
+
+        A bivariate node's decrease is shared between its features in proportion
+        to how much each term of the rule varies over the node's training
+        samples: ``|w_k| * std(x_k)`` (weighted). A term that barely moves the
+        projection gets little credit, whatever the units of its feature.
+        """
+        tree = self.tree_
+        importances = np.zeros(tree.n_features)
+        internal = np.flatnonzero(~tree.is_leaf)
+        if internal.size == 0:
+            return importances
+        paths = tree.decision_path(X).tocsc()
+        wn = tree.weighted_n_node_samples
+        for node in internal:
+            left, right = tree.children_left[node], tree.children_right[node]
+            decrease = (wn[node] * tree.impurity[node] - wn[left] * tree.impurity[left]
+                        - wn[right] * tree.impurity[right])
+            used = tree.features[node] >= 0
+            feats, coefs = tree.features[node][used], tree.weights[node][used]
+            if feats.size == 1:
+                importances[feats[0]] += decrease
+                continue
+            rows = paths.indices[paths.indptr[node]:paths.indptr[node + 1]]
+            w = sample_weight[rows]
+            spread = np.empty(feats.size)
+            for s, (f, c) in enumerate(zip(feats, coefs)):
+                x = X[rows, f]
+                mean = np.average(x, weights=w) if w.sum() > 0 else x.mean()
+                var = np.average((x - mean) ** 2, weights=w) if w.sum() > 0 else x.var()
+                spread[s] = abs(c) * np.sqrt(var)
+            share = spread / spread.sum() if spread.sum() > 0 else np.full(feats.size,
+                                                                           1.0 / feats.size)
+            np.add.at(importances, feats, decrease * share)
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+    # ------------------------------------------------------------ inspection
+    def apply(self, X):
+        """Index of the leaf each sample ends in.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+        """
+        X = self._validate_X_predict(X)
+        with numba_threads(self.n_jobs):
+            return self.tree_.apply(X)
+
+    def decision_path(self, X):
+        """Sparse indicator (n_samples, n_nodes) of the nodes each sample visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+        """
+        X = self._validate_X_predict(X)
+        return self.tree_.decision_path(X)
+
+    def get_depth(self):
+        """Depth of the tree (a single leaf has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """Effective alphas and total leaf impurities of minimal cost-complexity pruning.
+
+        Fits an unpruned tree with the estimator's other parameters and returns
+        scikit-learn's ``Bunch(ccp_alphas, impurities)``: the tree pruned with
+        ``ccp_alpha = ccp_alphas[i]`` has total leaf impurity ``impurities[i]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        sklearn.utils.Bunch
+        """
+        unpruned = self.__class__(**{**self.get_params(deep=False), "ccp_alpha": 0.0})
+        unpruned.fit(X, y, sample_weight=sample_weight)
+        return cost_complexity_pruning_path(unpruned.tree_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+_COMMON_DOC = """
+    splitter : {"orientations", "univariate", "diagonal", ...}, default="orientations"
+        Split search. ``"orientations"``: bivariate CART of Kairgeldin and
+        Carreira-Perpinan (``n_orientations`` directions per feature pair, exact
+        thresholds); ``"univariate"``: scikit-learn's CART search;
+        ``"diagonal"``: BIT2 of Bioch et al. (``x_i + x_j`` and ``x_i - x_j`` on
+        [0, 1]-scaled features). A bivariate split is used only when it beats the
+        best univariate split.
+    n_orientations : int, default=30
+        Directions per feature pair, uniform over [0, 180) degrees (orientations splitter).
+    max_depth : int, default=None
+        Maximum depth; ``None`` grows until leaves are pure or cannot be split.
+    min_samples_split : int or float, default=2
+        Minimum samples to split a node (a float is a fraction of the samples).
+    min_samples_leaf : int or float, default=1
+        Minimum samples in each leaf (a float is a fraction of the samples).
+    min_weight_fraction_leaf : float, default=0.0
+        Minimum fraction of the total sample weight in each leaf.
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Features drawn (without replacement, with ``random_state``) at each node;
+        pair-searching splitters look at the pairs among them.
+    max_leaf_nodes : int, default=None
+        Grow best first (largest weighted impurity decrease) up to this many leaves.
+    min_impurity_decrease : float, default=0.0
+        Split only if the weighted impurity decrease is at least this.
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning parameter (scikit-learn's semantics).
+    max_pairs : int, default=None
+        Largest number of feature pairs a pair-searching splitter may examine at
+        a node (``None``: 20000); more raises a ValueError suggesting ``max_features``.
+    splitter_options : dict, default=None
+        Further options of the chosen splitter.
+    n_jobs : int, default=None
+        Threads for the split search and prediction (joblib's meaning: ``None`` is
+        1, ``-1`` all cores). Results do not depend on it.
+    random_state : int, RandomState or None, default=None
+        Seeds the feature draws of ``max_features``.
+    verbose : int, default=0
+        Print progress while growing.
+"""
+
+
+class BivariateTreeClassifier(ClassifierMixin, BaseBivariateTree):
+    __doc__ = f"""A decision tree classifier whose splits test at most two features.
+
+    Each decision node sends a sample left iff ``x[j] + w * x[k] <= t`` (or
+    ``x[j] <= t``), in the data's own units.
+
+    Parameters
+    ----------
+    criterion : {{"gini", "entropy", "log_loss", "misclassification"}}, default="gini"
+        Impurity: Gini, entropy in bits (``log_loss`` is a synonym), or the
+        classification error.
+    class_weight : dict, list of dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight``.
+    {_COMMON_DOC}
+    Attributes
+    ----------
+    tree_ : bivtree.tree.Tree
+    classes_ : ndarray of shape (n_classes,)
+    n_classes_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Defined when ``X`` has string column names.
+    feature_importances_ : ndarray of shape (n_features,)
+        Normalised total impurity decrease; a bivariate node's decrease is
+        shared between its two features in proportion to ``|w_k| * std(x_k)``
+        over the node's training samples.
+    max_features_ : int
+    fit_time_ : float
+        Seconds spent growing and pruning.
+    """
+
+    def __init__(self, *, splitter="orientations", criterion="gini", n_orientations=30,
+                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0, max_pairs=None,
+                 splitter_options=None, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(
+            splitter=splitter, criterion=criterion, n_orientations=n_orientations,
+            max_depth=max_depth, min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features, max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
+            max_pairs=max_pairs, splitter_options=splitter_options, n_jobs=n_jobs,
+            random_state=random_state, verbose=verbose)
+        self.class_weight = class_weight
+
+    def _is_classifier(self):
+        return True
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features without NaN or infinity.
+        y : array-like of shape (n_samples,)
+            Class labels (numbers or strings), at least two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; zero-weight samples are ignored.
+
+        Returns
+        -------
+        self
+        """
+        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        check_classification_targets(y)
+        self.classes_, labels = np.unique(y, return_inverse=True)
+        if self.classes_.shape[0] < 2:
+            raise ValueError(f"y contains a single class ({self.classes_[0]!r}); a classifier "
+                             "needs samples of at least two classes")
+        self.n_classes_ = int(self.classes_.shape[0])
+        if self.class_weight is not None:
+            sample_weight = sample_weight * compute_sample_weight(self.class_weight, labels)
+        labels = np.ascontiguousarray(labels, dtype=LTYPE)
+        targets = np.zeros(labels.shape[0], dtype=DTYPE)
+        return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE), labels,
+                         targets, self.n_classes_)
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class shares of each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        X = self._validate_X_predict(X)
+        with numba_threads(self.n_jobs):
+            counts = self.tree_.predict(X)
+        totals = counts.sum(axis=1, keepdims=True)
+        return counts / np.where(totals > 0, totals, 1.0)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Most probable class of each sample (the first class on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class BivariateTreeRegressor(RegressorMixin, BaseBivariateTree):
+    __doc__ = f"""A decision tree regressor whose splits test at most two features.
+
+    Parameters
+    ----------
+    criterion : {{"squared_error"}}, default="squared_error"
+        Weighted variance of the targets.
+    {_COMMON_DOC}
+    Attributes
+    ----------
+    tree_ : bivtree.tree.Tree
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+    feature_importances_ : ndarray of shape (n_features,)
+        As for :class:`BivariateTreeClassifier`.
+    max_features_ : int
+    fit_time_ : float
+    """
+
+    def __init__(self, *, splitter="orientations", criterion="squared_error", n_orientations=30,
+                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, max_pairs=None,
+                 splitter_options=None, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(
+            splitter=splitter, criterion=criterion, n_orientations=n_orientations,
+            max_depth=max_depth, min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features, max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
+            max_pairs=max_pairs, splitter_options=splitter_options, n_jobs=n_jobs,
+            random_state=random_state, verbose=verbose)
+
+    def _is_classifier(self):
+        return False
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Finite numeric targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        targets = np.ascontiguousarray(y, dtype=DTYPE)
+        labels = np.zeros(targets.shape[0], dtype=LTYPE)
+        return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE), labels,
+                         targets, 1)
+
+    def predict(self, X):
+        """Mean target of each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = self._validate_X_predict(X)
+        with numba_threads(self.n_jobs):
+            return self.tree_.predict(X)[:, 0]

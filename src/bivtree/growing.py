@@ -1,0 +1,193 @@
+"""Greedy top-down growth: depth-first, or best-first when ``max_leaf_nodes`` is set.
+
+The stopping rules and their order follow scikit-learn's tree builders, so the
+univariate splitter grows scikit-learn's tree: a node is a leaf when it is at
+``max_depth``, has fewer than ``min_samples_split`` samples, fewer than
+``2 * min_samples_leaf`` samples or ``2 * min_weight_leaf`` weight, is pure, has
+no valid split, or its best split decreases the weighted impurity by less than
+``min_impurity_decrease``. Nodes are numbered in creation order, so children
+always have larger ids than their parent.
+"""
+
+import heapq
+import time
+
+import numpy as np
+
+from ._config import IMPURITY_EPSILON, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
+from ._kernels.criteria import summarize_samples
+from ._kernels.traversal import partition_samples
+from .tree import Tree
+
+
+class _NodeList:
+    """Growing node arrays (lists), turned into a :class:`Tree` at the end."""
+
+    def __init__(self, n_slots):
+        self.n_slots = n_slots
+        self.rows = []
+
+    def add(self, parent, is_left, n_samples, summary):
+        value, weight, impurity = summary
+        node = len(self.rows)
+        self.rows.append({"left": TREE_LEAF, "right": TREE_LEAF, "split": None,
+                          "impurity": impurity, "n": n_samples, "w": weight, "value": value})
+        if parent >= 0:
+            self.rows[parent]["left" if is_left else "right"] = node
+        return node
+
+    def to_tree(self, n_features):
+        n, k = len(self.rows), self.n_slots
+        features = np.full((n, k), NO_FEATURE, dtype=ITYPE)
+        weights = np.zeros((n, k))
+        threshold = np.full(n, TREE_UNDEFINED)
+        for i, row in enumerate(self.rows):
+            split = row["split"]
+            if split is not None and row["left"] != TREE_LEAF:
+                used = split.features >= 0
+                m = int(used.sum())
+                features[i, :m] = split.features[used]
+                weights[i, :m] = split.weights[used]
+                threshold[i] = split.threshold
+        return Tree(
+            [r["left"] for r in self.rows], [r["right"] for r in self.rows], features, weights,
+            threshold, [r["impurity"] for r in self.rows], [r["n"] for r in self.rows],
+            [r["w"] for r in self.rows], np.array([r["value"] for r in self.rows]), n_features)
+
+
+class TreeGrower:
+    """Grow a tree with a splitter under scikit-learn's stopping rules.
+
+    Parameters
+    ----------
+    splitter : Splitter
+    max_depth : int
+    min_samples_split : int
+    min_samples_leaf : int
+    min_weight_leaf : float
+    min_impurity_decrease : float
+    max_leaf_nodes : int or None
+        When set, nodes are expanded best first (largest impurity decrease).
+    sample_features : callable
+        Returns the sorted candidate features for the next node.
+    n_slots : int
+        Feature slots per node in the resulting tree.
+    verbose : int
+    """
+
+    def __init__(self, splitter, *, max_depth, min_samples_split, min_samples_leaf,
+                 min_weight_leaf, min_impurity_decrease, max_leaf_nodes, sample_features,
+                 n_slots, verbose=0):
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_leaf = min_weight_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.sample_features = sample_features
+        self.n_slots = n_slots
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ helpers
+    def _summary(self, data, samples):
+        return summarize_samples(samples, data.labels, data.targets, data.sample_weight,
+                                 data.n_classes, data.criterion)
+
+    def _is_leaf_before_split(self, depth, n_samples, summary):
+        _, weight, impurity = summary
+        return (depth >= self.max_depth or n_samples < self.min_samples_split
+                or n_samples < 2 * self.min_samples_leaf
+                or weight < 2 * self.min_weight_leaf
+                or impurity <= IMPURITY_EPSILON)
+
+    def _split(self, data, samples, start, end, summary, w_root):
+        """Search and apply the best split of ``samples[start:end]``.
+
+        Returns ``(split, mid, left_summary, right_summary, improvement)`` or
+        ``None`` when the node stays a leaf.
+        """
+        split = self.splitter.find_split(data, samples[start:end], self.sample_features())
+        if split is None:
+            return None
+        mid = partition_samples(data.X, samples, start, end, split.features, split.weights,
+                                split.threshold)
+        if mid == start or mid == end:  # a rule that separates nothing is no split
+            return None
+        left = self._summary(data, samples[start:mid])
+        right = self._summary(data, samples[mid:end])
+        _, w, impurity = summary
+        improvement = (w / w_root) * (
+            impurity - left[1] / w * left[2] - right[1] / w * right[2])
+        if improvement + IMPURITY_EPSILON < self.min_impurity_decrease:
+            return None
+        return split, mid, left, right, improvement
+
+    def _progress(self, nodes, t0, force=False):
+        if self.verbose and (force or len(nodes.rows) % 100 == 0):
+            print(f"[bivtree] {len(nodes.rows)} nodes, {time.perf_counter() - t0:.1f} s",
+                  flush=True)
+
+    # --------------------------------------------------------------------- grow
+    def grow(self, data, samples):
+        """Grow a tree on ``samples`` (ids with positive weight); returns a Tree."""
+        samples = np.ascontiguousarray(samples, dtype=ITYPE)
+        if hasattr(self.splitter, "prepare"):
+            self.splitter.prepare(data)
+        nodes = _NodeList(self.n_slots)
+        t0 = time.perf_counter()
+        if self.max_leaf_nodes is None:
+            self._grow_depth_first(data, samples, nodes, t0)
+        else:
+            self._grow_best_first(data, samples, nodes, t0)
+        self._progress(nodes, t0, force=True)
+        return nodes.to_tree(data.n_features)
+
+    def _grow_depth_first(self, data, samples, nodes, t0):
+        root = self._summary(data, samples)
+        w_root = root[1]
+        stack = [(0, samples.shape[0], 0, -1, False, root)]
+        while stack:
+            start, end, depth, parent, is_left, summary = stack.pop()
+            node = nodes.add(parent, is_left, end - start, summary)
+            self._progress(nodes, t0)
+            if self._is_leaf_before_split(depth, end - start, summary):
+                continue
+            result = self._split(data, samples, start, end, summary, w_root)
+            if result is None:
+                continue
+            split, mid, left, right, _ = result
+            nodes.rows[node]["split"] = split
+            # right pushed first so the left subtree is numbered first (preorder)
+            stack.append((mid, end, depth + 1, node, False, right))
+            stack.append((start, mid, depth + 1, node, True, left))
+
+    def _grow_best_first(self, data, samples, nodes, t0):
+        root = self._summary(data, samples)
+        w_root = root[1]
+        frontier = []
+        counter = 0
+
+        def add(start, end, depth, parent, is_left, summary):
+            nonlocal counter
+            node = nodes.add(parent, is_left, end - start, summary)
+            result = None
+            if not self._is_leaf_before_split(depth, end - start, summary):
+                result = self._split(data, samples, start, end, summary, w_root)
+            improvement = 0.0 if result is None else result[4]
+            # largest improvement first; ties by creation order (deterministic)
+            heapq.heappush(frontier, (-improvement, counter, node, start, end, depth, result))
+            counter += 1
+
+        add(0, samples.shape[0], 0, -1, False, root)
+        max_split_nodes = self.max_leaf_nodes - 1
+        while frontier:
+            _, _, node, start, end, depth, result = heapq.heappop(frontier)
+            if result is None or max_split_nodes <= 0:
+                continue
+            split, mid, left, right, _ = result
+            nodes.rows[node]["split"] = split
+            max_split_nodes -= 1
+            add(start, mid, depth + 1, node, True, left)
+            add(mid, end, depth + 1, node, False, right)
+            self._progress(nodes, t0)

@@ -1,0 +1,143 @@
+"""What every splitter shares: the fit's data bundle, the split record, the registry.
+
+A splitter answers one question, the best split of the samples at a node, and
+returns a :class:`Split` (or ``None`` when no valid split exists). Growth then
+routes the samples with the stored rule itself, so whatever a splitter decides
+is applied through exactly one definition of "goes left".
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._config import DTYPE, ITYPE
+
+#: name -> splitter class; filled by :func:`register`.
+SPLITTERS = {}
+
+
+def register(cls):
+    """Class decorator adding a splitter to :data:`SPLITTERS` under ``cls.name``."""
+    SPLITTERS[cls.name] = cls
+    return cls
+
+
+def get_splitter(name, **options):
+    """Instantiate the registered splitter ``name`` with its options."""
+    if not isinstance(name, str) or name not in SPLITTERS:
+        raise ValueError(f"unknown splitter {name!r}; choose one of {sorted(SPLITTERS)}")
+    return SPLITTERS[name](**options)
+
+
+@dataclass
+class SplitData:
+    """Everything about a fit that a split search needs, validated once.
+
+    Attributes
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features), Fortran order
+        Columns are contiguous, so gathering a feature over a node is cheap.
+    labels : ndarray of int64, shape (n_samples,)
+        Encoded classes (zeros for regression).
+    targets : ndarray of float64, shape (n_samples,)
+        Regression targets (zeros for classification).
+    sample_weight : ndarray of float64, shape (n_samples,)
+        Sample weights times class weights.
+    n_classes : int
+        Number of classes (1 for regression).
+    criterion : int
+        Criterion code from ``bivtree._config``.
+    min_samples_leaf : int
+    min_weight_leaf : float
+    """
+
+    X: np.ndarray
+    labels: np.ndarray
+    targets: np.ndarray
+    sample_weight: np.ndarray
+    n_classes: int
+    criterion: int
+    min_samples_leaf: int = 1
+    min_weight_leaf: float = 0.0
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+
+@dataclass
+class Split:
+    """A node test ``sum_k weights[k] * x[features[k]] <= threshold``.
+
+    ``objective`` is the weighted child impurity ``w_L i(L) + w_R i(R)`` the
+    search reached (in weight units; lower is better). ``info`` holds anything
+    splitter-specific worth reporting (directions searched, gaps...).
+    """
+
+    features: np.ndarray
+    weights: np.ndarray
+    threshold: float
+    objective: float
+    info: dict = field(default_factory=dict)
+
+    @property
+    def n_features(self):
+        return int(np.count_nonzero(self.features >= 0))
+
+
+def make_split(features, weights, threshold, objective, **info):
+    """Build a :class:`Split` with the first weight scaled to 1 by the caller."""
+    return Split(np.asarray(features, dtype=ITYPE), np.asarray(weights, dtype=DTYPE),
+                 float(threshold), float(objective), dict(info))
+
+
+def candidate_pairs(features):
+    """All pairs ``(j, k)`` with ``j < k`` among the sorted ``features``, in lexicographic order."""
+    features = np.asarray(features, dtype=ITYPE)
+    j, k = np.triu_indices(features.shape[0], 1)
+    return features[j], features[k]
+
+
+#: a bivariate split must beat the best univariate one by more than this
+#: fraction of the node weight; it absorbs rounding between two evaluations of
+#: the same partition, never a real improvement (one sample changes G far more).
+BEATS_TOLERANCE = 1e-10
+
+
+class Splitter:
+    """Base class: subclasses set ``name`` and implement :meth:`find_split`.
+
+    Parameters are keyword options specific to the splitter; :meth:`prepare`
+    runs once per fit (global scaling, caches) and :meth:`find_split` once per
+    node.
+    """
+
+    name = None
+    #: largest number of features one node test may use.
+    max_node_features = 1
+    #: whether the search looks at feature pairs (used to warn about their number).
+    searches_pairs = False
+
+    def __init__(self, **options):
+        if options:
+            raise TypeError(f"splitter {self.name!r} takes no option(s) {sorted(options)}")
+
+    def prepare(self, data):
+        """Per-fit preparation; the default does nothing."""
+
+    def find_split(self, data, samples, features):
+        """Best split of ``samples`` among ``features``, or ``None``.
+
+        Parameters
+        ----------
+        data : SplitData
+        samples : ndarray of int64
+            Training-sample ids at the node.
+        features : ndarray of int64
+            Candidate features (sorted), drawn by ``max_features``.
+
+        Returns
+        -------
+        Split or None
+        """
+        raise NotImplementedError

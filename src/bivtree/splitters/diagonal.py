@@ -1,0 +1,56 @@
+"""BIT2 (Bioch, van der Meer & Potharst, 1997, section 3.2).
+
+Tests ``X_i + X_j <= T`` and ``X_i - X_j <= T`` for every feature pair, with all
+features scaled to [0, 1] over the training set as the paper does, plus every
+univariate test; the bivariate test is used only when it beats the best
+univariate one. The winning test is transformed back to the original units
+(the paper's example: ``X1 + X2 <= 1.5`` on scaled data becomes
+``X1 + 0.00543 X2 <= 2.5163``).
+"""
+
+import numpy as np
+
+from .._kernels.directions import pair_direction_search
+from ._base import Splitter, candidate_pairs, register
+from ._pairs import finish_bivariate
+from .univariate import best_univariate_split
+
+_DIR_A = np.array([1.0, 1.0])
+_DIR_B = np.array([1.0, -1.0])
+
+
+@register
+class DiagonalSplitter(Splitter):
+    """BIT2: the sum and the difference of each pair of [0, 1]-scaled features."""
+
+    name = "diagonal"
+    max_node_features = 2
+    searches_pairs = True
+
+    def prepare(self, data):
+        # the scaling of the whole training set (zero-weight samples included:
+        # they are part of the data the user scaled)
+        lo = data.X.min(axis=0)
+        span = data.X.max(axis=0) - lo
+        self.offset = np.ascontiguousarray(lo)
+        with np.errstate(divide="ignore"):
+            self.inv_scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
+
+    def find_split(self, data, samples, features):
+        univariate = best_univariate_split(data, samples, features)
+        if univariate is None:
+            return None
+        varying = features[self.inv_scale[features] > 0]
+        pair_j, pair_k = candidate_pairs(varying)
+        if pair_j.size == 0:
+            return univariate
+        proxies, directions, _ = pair_direction_search(
+            data.X, samples, pair_j, pair_k, _DIR_A, _DIR_B, self.offset, self.inv_scale,
+            data.labels, data.targets, data.sample_weight, data.n_classes, data.criterion,
+            data.min_samples_leaf, data.min_weight_leaf)
+        best = int(np.argmax(proxies))
+        if not np.isfinite(proxies[best]):
+            return univariate
+        return finish_bivariate(data, samples, univariate, best, pair_j, pair_k, _DIR_A,
+                                _DIR_B, directions[best], self.inv_scale,
+                                n_pairs=int(pair_j.size))

@@ -1,0 +1,267 @@
+"""The fitted tree: flat node arrays, numba traversal and a JSON-safe form.
+
+Node ``i`` is a leaf iff ``children_left[i] == -1``. A decision node sends a
+sample left iff ``sum_k weights[i, k] * x[features[i, k]] <= threshold[i]``;
+unused slots hold feature ``-1`` and weight ``0``. Splits are stored in the
+user's original units with the first weight equal to 1, so a rule reads
+``x7 + 0.3 * x10 <= -0.1``.
+"""
+
+import json
+
+import numpy as np
+from scipy.sparse import csr_matrix
+
+from ._config import DTYPE, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
+from ._kernels.traversal import apply_rows, decision_path_rows
+
+#: version of the dictionary layout produced by :meth:`Tree.to_dict`.
+TREE_FORMAT_VERSION = 1
+
+_ARRAYS = (
+    "children_left",
+    "children_right",
+    "features",
+    "weights",
+    "threshold",
+    "impurity",
+    "n_node_samples",
+    "weighted_n_node_samples",
+    "value",
+)
+
+
+class Tree:
+    """A bivariate (or few-feature oblique) decision tree as parallel arrays.
+
+    Parameters
+    ----------
+    children_left, children_right : ndarray of int64, shape (n_nodes,)
+        Child ids; ``-1`` at leaves.
+    features : ndarray of int64, shape (n_nodes, k)
+        Feature index of each used slot, ``-1`` in unused slots and at leaves.
+    weights : ndarray of float64, shape (n_nodes, k)
+        Coefficient of each slot in original units; the first is 1 at decision
+        nodes, 0 in unused slots and at leaves.
+    threshold : ndarray of float64, shape (n_nodes,)
+        ``-2`` at leaves.
+    impurity : ndarray of float64, shape (n_nodes,)
+        Impurity of the training samples at the node under the fit's criterion.
+    n_node_samples : ndarray of int64, shape (n_nodes,)
+    weighted_n_node_samples : ndarray of float64, shape (n_nodes,)
+    value : ndarray of float64, shape (n_nodes, n_values)
+        Weighted class counts (classification) or the weighted mean target
+        (regression, ``n_values == 1``).
+    n_features : int
+        Number of features of the data the tree was fitted on.
+    """
+
+    def __init__(self, children_left, children_right, features, weights, threshold,
+                 impurity, n_node_samples, weighted_n_node_samples, value, n_features):
+        self.children_left = np.ascontiguousarray(children_left, dtype=ITYPE)
+        self.children_right = np.ascontiguousarray(children_right, dtype=ITYPE)
+        self.features = np.ascontiguousarray(np.atleast_2d(features), dtype=ITYPE)
+        self.weights = np.ascontiguousarray(np.atleast_2d(weights), dtype=DTYPE)
+        self.threshold = np.ascontiguousarray(threshold, dtype=DTYPE)
+        self.impurity = np.ascontiguousarray(impurity, dtype=DTYPE)
+        self.n_node_samples = np.ascontiguousarray(n_node_samples, dtype=ITYPE)
+        self.weighted_n_node_samples = np.ascontiguousarray(weighted_n_node_samples,
+                                                            dtype=DTYPE)
+        self.value = np.ascontiguousarray(np.atleast_2d(value), dtype=DTYPE)
+        self.n_features = int(n_features)
+        self._check()
+
+    def _check(self):
+        n = self.children_left.shape[0]
+        if n == 0:
+            raise ValueError("a tree needs at least one node")
+        for name in _ARRAYS:
+            arr = getattr(self, name)
+            if arr.shape[0] != n:
+                raise ValueError(f"tree array {name!r} has {arr.shape[0]} rows, expected {n}")
+        if self.features.shape != self.weights.shape:
+            raise ValueError("tree arrays 'features' and 'weights' differ in shape")
+        cl, cr = self.children_left, self.children_right
+        if np.any((cl == TREE_LEAF) != (cr == TREE_LEAF)):
+            raise ValueError("a node has exactly one child")
+        internal = cl != TREE_LEAF
+        kids = np.concatenate([cl[internal], cr[internal]])
+        if kids.size and (kids.min() <= 0 or kids.max() >= n or np.unique(kids).size != kids.size):
+            raise ValueError("tree child ids are out of range or shared between nodes")
+        f = self.features[internal]
+        if f.size and (f[:, 0].min() < 0 or f.max() >= self.n_features):
+            raise ValueError("tree feature index out of range")
+        if not np.all(np.isfinite(self.threshold[internal])):
+            raise ValueError("tree thresholds must be finite at decision nodes")
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def node_count(self):
+        """Number of nodes."""
+        return int(self.children_left.shape[0])
+
+    @property
+    def max_features_per_node(self):
+        """Number of feature slots per node (2, or 3 for MUST's s = 3)."""
+        return int(self.features.shape[1])
+
+    @property
+    def n_leaves(self):
+        """Number of leaves."""
+        return int(np.count_nonzero(self.children_left == TREE_LEAF))
+
+    @property
+    def is_leaf(self):
+        """Boolean mask of leaves."""
+        return self.children_left == TREE_LEAF
+
+    @property
+    def n_node_features(self):
+        """Number of features each node tests (0 at leaves)."""
+        return np.count_nonzero(self.features != NO_FEATURE, axis=1)
+
+    @property
+    def node_depth(self):
+        """Depth of every node (the root has depth 0)."""
+        depth = np.zeros(self.node_count, dtype=ITYPE)
+        for node in range(self.node_count):  # children always have larger ids
+            if self.children_left[node] != TREE_LEAF:
+                depth[self.children_left[node]] = depth[node] + 1
+                depth[self.children_right[node]] = depth[node] + 1
+        return depth
+
+    @property
+    def max_depth(self):
+        """Depth of the deepest leaf."""
+        return int(self.node_depth.max())
+
+    # -------------------------------------------------------------- traversal
+    def _validate_X(self, X):
+        X = np.ascontiguousarray(X, dtype=DTYPE)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(
+                f"X has shape {X.shape}; this tree expects (n_samples, {self.n_features})")
+        return X
+
+    def apply(self, X):
+        """Id of the leaf each row of ``X`` reaches."""
+        X = self._validate_X(X)
+        out = np.empty(X.shape[0], dtype=ITYPE)
+        apply_rows(X, self.children_left, self.children_right, self.features, self.weights,
+                   self.threshold, out)
+        return out
+
+    def predict(self, X):
+        """Node value (class counts or mean target) of the leaf each row reaches."""
+        return self.value[self.apply(X)]
+
+    def decision_path(self, X):
+        """Sparse indicator (n_samples, n_nodes) of the nodes each row visits."""
+        X = self._validate_X(X)
+        indptr, indices = decision_path_rows(
+            X, self.children_left, self.children_right, self.features, self.weights,
+            self.threshold, self.max_depth + 1)
+        data = np.ones(indices.shape[0], dtype=np.int64)
+        return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    # ---------------------------------------------------------- serialization
+    def to_dict(self):
+        """JSON-safe dictionary; :meth:`from_dict` rebuilds an identical tree.
+
+        Floats are written as Python floats, which ``json`` prints with the
+        shortest repr that reads back to the same double, so predictions are
+        bit-for-bit the same after a round trip.
+        """
+        out = {"format": "bivtree.Tree", "version": TREE_FORMAT_VERSION,
+               "n_features": self.n_features}
+        for name in _ARRAYS:
+            out[name] = getattr(self, name).tolist()
+        return out
+
+    @classmethod
+    def from_dict(cls, data):
+        """Rebuild a tree written by :meth:`to_dict`; malformed input raises ValueError."""
+        if not isinstance(data, dict) or data.get("format") != "bivtree.Tree":
+            raise ValueError("not a bivtree tree dictionary (missing format 'bivtree.Tree')")
+        if data.get("version") != TREE_FORMAT_VERSION:
+            raise ValueError(f"unsupported tree format version {data.get('version')!r}; "
+                             f"this bivtree reads version {TREE_FORMAT_VERSION}")
+        missing = [k for k in _ARRAYS + ("n_features",) if k not in data]
+        if missing:
+            raise ValueError(f"tree dictionary lacks {missing}")
+        try:
+            arrays = {name: np.asarray(data[name], dtype=DTYPE) for name in _ARRAYS}
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"tree dictionary holds a non-numeric array: {exc}") from None
+        return cls(n_features=data["n_features"], **arrays)
+
+    def to_json(self):
+        """The :meth:`to_dict` form as a JSON string."""
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text):
+        """Inverse of :meth:`to_json`."""
+        return cls.from_dict(json.loads(text))
+
+    def copy(self):
+        """Deep copy."""
+        return Tree(n_features=self.n_features,
+                    **{name: getattr(self, name).copy() for name in _ARRAYS})
+
+    def __eq__(self, other):
+        if not isinstance(other, Tree) or other.n_features != self.n_features:
+            return False
+        return all(np.array_equal(getattr(self, n), getattr(other, n)) for n in _ARRAYS)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return (f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, "
+                f"max_depth={self.max_depth}, n_features={self.n_features})")
+
+    def __getstate__(self):
+        return self.to_dict()
+
+    def __setstate__(self, state):
+        self.__dict__.update(Tree.from_dict(state).__dict__)
+
+
+def subtree(tree, keep_as_leaf):
+    """The tree with every node in ``keep_as_leaf`` turned into a leaf, renumbered.
+
+    Nodes below a new leaf are dropped; the remaining nodes keep their values
+    and are numbered in depth-first (preorder) order, left before right.
+
+    Parameters
+    ----------
+    tree : Tree
+    keep_as_leaf : ndarray of bool, shape (n_nodes,)
+
+    Returns
+    -------
+    Tree
+    """
+    order = []
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        if tree.children_left[node] != TREE_LEAF and not keep_as_leaf[node]:
+            stack.append(tree.children_right[node])
+            stack.append(tree.children_left[node])
+    order = np.asarray(order, dtype=ITYPE)
+    new_id = np.full(tree.node_count, -1, dtype=ITYPE)
+    new_id[order] = np.arange(order.size)
+    leaf = (tree.children_left[order] == TREE_LEAF) | keep_as_leaf[order]
+    cl = np.where(leaf, TREE_LEAF, new_id[tree.children_left[order]])
+    cr = np.where(leaf, TREE_LEAF, new_id[tree.children_right[order]])
+    features = tree.features[order].copy()
+    weights = tree.weights[order].copy()
+    threshold = tree.threshold[order].copy()
+    features[leaf] = NO_FEATURE
+    weights[leaf] = 0.0
+    threshold[leaf] = TREE_UNDEFINED
+    return Tree(cl, cr, features, weights, threshold, tree.impurity[order],
+                tree.n_node_samples[order], tree.weighted_n_node_samples[order],
+                tree.value[order], tree.n_features)
