@@ -177,7 +177,7 @@ def _probe_alphas(ccp_alphas):
 @pytest.mark.parametrize("max_depth", [None, 4])
 @pytest.mark.parametrize("name,criterion", CASES)
 def test_prune_tree_matches_sklearn(name, criterion, max_depth, weighted):
-    est, X, y, sw = _fit(name, criterion, max_depth, weighted)
+    est, X, _, _ = _fit(name, criterion, max_depth, weighted)
     full = tree_from_sklearn(est)
     path = cost_complexity_pruning_path(full)
     for alpha in _probe_alphas(path.ccp_alphas):
@@ -199,7 +199,7 @@ def test_ties_are_pruned_one_per_step_like_sklearn():
     # pairs with equal effective alphas: sklearn repeats the alpha, once per node.
     est, X, y, _ = _fit("diabetes", "squared_error", None, False)
     path = cost_complexity_pruning_path(tree_from_sklearn(est))
-    values, counts = np.unique(path.ccp_alphas, return_counts=True)
+    _, counts = np.unique(path.ccp_alphas, return_counts=True)
     assert counts.max() > 1
     expected = est.cost_complexity_pruning_path(X, y)
     np.testing.assert_array_equal(path.ccp_alphas, expected.ccp_alphas)

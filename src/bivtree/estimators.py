@@ -503,7 +503,8 @@ class BivariateTreeClassifier(ClassifierMixin, BaseBivariateTree):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # checks fitted state before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class BivariateTreeRegressor(RegressorMixin, BaseBivariateTree):

@@ -45,8 +45,10 @@ _NO_PARENT = -1
 
 def _check_ccp_alpha(ccp_alpha):
     """Return ``ccp_alpha`` as a float, or raise ValueError if it is unusable."""
+    # One exception type for every bad value keeps callers simple; sklearn's
+    # InvalidParameterError is a ValueError too.
     if isinstance(ccp_alpha, (bool, np.bool_)) or not isinstance(ccp_alpha, numbers.Real):
-        raise ValueError(
+        raise ValueError(  # noqa: TRY004
             f"ccp_alpha must be a non-negative finite real number, got {ccp_alpha!r}")
     value = float(ccp_alpha)
     if not np.isfinite(value) or value < 0.0:
