@@ -7,11 +7,26 @@ from ._config import TREE_LEAF
 
 
 def _number(value, decimals):
-    """``value`` with ``decimals`` significant digits (``None``: the exact shortest repr)."""
+    """``value`` rounded to ``decimals`` significant digits (``None``: exact shortest repr).
+
+    Plain positional notation is used for magnitudes a reader meets in data
+    (``13980`` rather than ``1.398e+04``); scientific notation only outside
+    ``[1e-4, 1e15)``.
+    """
+    value = float(value)
     if decimals is None:
-        return repr(float(value))
-    text = f"{value:.{decimals}g}"
-    return "0" if text in ("-0", "0") else text
+        return repr(value)
+    if value == 0.0 or not np.isfinite(value):
+        return "0" if value == 0.0 else repr(value)
+    magnitude = abs(value)
+    if not 1e-4 <= magnitude < 1e15:
+        return f"{value:.{decimals}g}"
+    places = decimals - 1 - int(np.floor(np.log10(magnitude)))
+    rounded = round(value, places)
+    text = f"{rounded:.{max(places, 0)}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def format_rule(features, weights, threshold, feature_names, decimals=4, op="<="):
