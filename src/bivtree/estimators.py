@@ -6,6 +6,7 @@ bad input fails here with a message that names the problem, never inside
 compiled code.
 """
 
+import inspect
 import numbers
 import time
 from contextlib import contextmanager
@@ -184,8 +185,8 @@ class BaseBivariateTree(BaseEstimator):
         if not isinstance(self.splitter, str) or self.splitter not in SPLITTERS:
             raise ValueError(f"splitter must be one of {sorted(SPLITTERS)}, got {self.splitter!r}")
         options = dict(self.splitter_options or {})
-        cls = SPLITTERS[self.splitter]
-        if "n_orientations" in cls.__init__.__code__.co_varnames:
+        # n_orientations is an estimator parameter for the splitters that take it
+        if "n_orientations" in inspect.signature(SPLITTERS[self.splitter]).parameters:
             options.setdefault("n_orientations", self.n_orientations)
         return get_splitter(self.splitter, **options)
 

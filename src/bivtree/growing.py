@@ -132,8 +132,7 @@ class TreeGrower:
     def grow(self, data, samples):
         """Grow a tree on ``samples`` (ids with positive weight); returns a Tree."""
         samples = np.ascontiguousarray(samples, dtype=ITYPE)
-        if hasattr(self.splitter, "prepare"):
-            self.splitter.prepare(data)
+        self.splitter.prepare(data)
         nodes = _NodeList(self.n_slots)
         t0 = time.perf_counter()
         if self.max_leaf_nodes is None:
