@@ -15,6 +15,7 @@ Conventions shared by every function:
   positive weight (a side of weight zero is no split in the weighted sense).
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -91,7 +92,7 @@ def split_candidates_on_values(values, y, w, criterion, n_classes, min_samples_l
     w = np.asarray(w, dtype=float)
     distinct = np.unique(values)
     out = []
-    for lo, hi in zip(distinct[:-1], distinct[1:]):
+    for lo, hi in itertools.pairwise(distinct):
         left = values <= lo
         n_left = int(left.sum())
         n_right = values.shape[0] - n_left
@@ -128,19 +129,21 @@ def best_univariate(X, y, w, criterion, n_classes, min_samples_leaf=1, min_weigh
                                      min_weight_leaf) for f in features), default=math.inf)
 
 
-def min_max_scaled(X):
-    """Columns of ``X`` mapped to [0, 1] by their min and max over the rows of ``X``.
+def min_max_scaled(X, scale_X=None):
+    """Columns of ``X`` mapped by the min and max of each column over the rows of
+    ``scale_X`` (default ``X``, which then lands in [0, 1]).
 
-    Returns ``(Z, varying)``: constant columns are left at 0 and flagged False
-    in ``varying`` (they cannot take part in a bivariate test).
+    Returns ``(Z, span)``: constant columns (``span == 0``) are left at 0; they
+    cannot take part in a bivariate test.
     """
     X = np.asarray(X, dtype=float)
-    lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
+    ref = X if scale_X is None else np.asarray(scale_X, dtype=float)
+    lo = ref.min(axis=0)
+    span = ref.max(axis=0) - lo
     varying = span > 0
     Z = np.zeros_like(X)
     Z[:, varying] = (X[:, varying] - lo[varying]) / span[varying]
-    return Z, varying
+    return Z, span
 
 
 def oblique_angles(n_orientations):
@@ -153,20 +156,56 @@ def oblique_angles(n_orientations):
     return [math.pi * h / H for h in range(H) if h != 0 and 2 * h != H]
 
 
-def _best_pair_directions(X, Z, varying, directions, y, w, criterion, n_classes,
-                          min_samples_leaf, min_weight_leaf, features):
-    X = np.asarray(X, dtype=float)
+def _pair_projections(X, Z, span, directions, features):
+    """``(j, k, a, b, values, noise)`` for every usable pair ``j < k`` and direction.
+
+    ``values = a z_j + b z_k`` with ``z = (x - lo) / span`` (pairs of features
+    with ``span > 0``); ``noise`` bounds (with a wide margin) how far
+    rounding can move a projected value, whether it is computed here or as
+    the stored rule ``x_j + w x_k`` in raw units: a few ulps of the largest
+    terms, ``|a| max|x_j| / span_j`` and ``|b| max|x_k| / span_k`` in these
+    scaled units.
+    """
     features = list(range(X.shape[1]) if features is None else features)
-    best = best_univariate(X, y, w, criterion, n_classes, min_samples_leaf, min_weight_leaf,
-                           features)
-    usable = [f for f in sorted(features) if varying[f]]
-    for a_pos, j in enumerate(usable):
-        for k in usable[a_pos + 1:]:
+    usable = [f for f in sorted(features) if span[f] > 0]
+    for pos, j in enumerate(usable):
+        for k in usable[pos + 1:]:
             for a, b in directions:
-                g = best_split_on_values(a * Z[:, j] + b * Z[:, k], y, w, criterion,
-                                         n_classes, min_samples_leaf, min_weight_leaf)
-                best = min(best, g)
-    return best
+                values = a * Z[:, j] + b * Z[:, k]
+                mj = np.abs(X[:, j]).max() / span[j]
+                mk = np.abs(X[:, k]).max() / span[k]
+                noise = 1e4 * np.finfo(float).eps * (abs(a) * (1 + mj) + abs(b) * (1 + mk))
+                yield j, k, a, b, values, noise
+
+
+def _pair_report(X, Z, span, directions, y, w, criterion, n_classes, min_samples_leaf,
+                 min_weight_leaf, features):
+    """Univariate best, best over all candidates, best over rounding-proof ones, ambiguity.
+
+    A cut of a projection is *rounding-proof* when the two values it falls
+    between are more than ``noise`` apart: any faithful floating-point
+    evaluation of the direction offers it. The candidate set is *ambiguous*
+    when two points with different ``(x_j, x_k)`` project within ``noise`` of
+    each other for some direction: rounding then decides whether (and in
+    which order) they can be separated, so no exact answer exists.
+    """
+    X = np.asarray(X, dtype=float)
+    univariate = best_univariate(X, y, w, criterion, n_classes, min_samples_leaf,
+                                 min_weight_leaf, features)
+    best = robust = univariate
+    ambiguous = False
+    for j, k, _, _, values, noise in _pair_projections(X, Z, span, directions, features):
+        for g, lo, hi in split_candidates_on_values(values, y, w, criterion, n_classes,
+                                                    min_samples_leaf, min_weight_leaf):
+            best = min(best, g)
+            if hi - lo > noise:
+                robust = min(robust, g)
+        order = np.argsort(values, kind="stable")
+        close = np.diff(values[order]) <= noise
+        points = X[order][:, [j, k]]
+        differ = np.any(points[1:] != points[:-1], axis=1)
+        ambiguous = ambiguous or bool(np.any(close & differ))
+    return {"univariate": univariate, "best": best, "robust": robust, "ambiguous": ambiguous}
 
 
 def best_orientations(X, y, w, n_orientations, criterion, n_classes, min_samples_leaf=1,
@@ -176,10 +215,9 @@ def best_orientations(X, y, w, n_orientations, criterion, n_classes, min_samples
     ``cos(t) z_j + sin(t) z_k`` for every oblique angle of :func:`oblique_angles`,
     ``z`` being the features min-max scaled over the rows of ``X`` (the node).
     """
-    Z, varying = min_max_scaled(X)
-    directions = [(math.cos(t), math.sin(t)) for t in oblique_angles(n_orientations)]
-    return _best_pair_directions(X, Z, varying, directions, y, w, criterion, n_classes,
-                                 min_samples_leaf, min_weight_leaf, features)
+    return search_report("orientations", X, y, w, criterion, n_classes, min_samples_leaf,
+                         min_weight_leaf, n_orientations=n_orientations,
+                         features=features)["best"]
 
 
 def best_diagonal(X, y, w, criterion, n_classes, min_samples_leaf=1, min_weight_leaf=0.0,
@@ -190,52 +228,77 @@ def best_diagonal(X, y, w, criterion, n_classes, min_samples_leaf=1, min_weight_
     ``z`` is min-max scaled over the rows of ``scale_X`` (default: the rows of
     ``X``; the splitter scales over the whole positive-weight training set).
     """
+    return search_report("diagonal", X, y, w, criterion, n_classes, min_samples_leaf,
+                         min_weight_leaf, features=features, scale_X=scale_X)["best"]
+
+
+def search_report(splitter, X, y, w, criterion, n_classes, min_samples_leaf=1,
+                  min_weight_leaf=0.0, n_orientations=None, features=None, scale_X=None):
+    """Brute-force summary of a splitter's candidate set at a node (rows of ``X``).
+
+    Returns a dict with ``univariate`` (best univariate ``G``), ``best`` (best
+    ``G`` over the whole candidate set), ``robust`` (best over the
+    rounding-proof candidates, see :func:`_pair_report`) and ``ambiguous``.
+    ``inf`` where there is no valid candidate.
+    """
     X = np.asarray(X, dtype=float)
-    ref = X if scale_X is None else np.asarray(scale_X, dtype=float)
-    lo = ref.min(axis=0)
-    span = ref.max(axis=0) - lo
-    varying = span > 0
-    Z = np.zeros_like(X)
-    Z[:, varying] = (X[:, varying] - lo[varying]) / span[varying]
-    return _best_pair_directions(X, Z, varying, [(1.0, 1.0), (1.0, -1.0)], y, w, criterion,
-                                 n_classes, min_samples_leaf, min_weight_leaf, features)
+    if splitter == "univariate":
+        g = best_univariate(X, y, w, criterion, n_classes, min_samples_leaf, min_weight_leaf,
+                            features)
+        return {"univariate": g, "best": g, "robust": g, "ambiguous": False}
+    if splitter == "orientations":
+        Z, span = min_max_scaled(X)
+        directions = [(math.cos(t), math.sin(t)) for t in oblique_angles(n_orientations)]
+    elif splitter == "diagonal":
+        Z, span = min_max_scaled(X, scale_X)
+        directions = [(1.0, 1.0), (1.0, -1.0)]
+    else:
+        raise ValueError(f"unknown splitter {splitter!r}")
+    return _pair_report(X, Z, span, directions, y, w, criterion, n_classes,
+                        min_samples_leaf, min_weight_leaf, features)
 
 
 def best_for_splitter(splitter, X, y, w, criterion, n_classes, min_samples_leaf=1,
                       min_weight_leaf=0.0, n_orientations=None, features=None, scale_X=None):
-    """Dispatch to the reference of ``splitter`` ("univariate", "orientations", "diagonal")."""
-    common = dict(min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
-                  features=features)
-    if splitter == "univariate":
-        return best_univariate(X, y, w, criterion, n_classes, **common)
-    if splitter == "orientations":
-        return best_orientations(X, y, w, n_orientations, criterion, n_classes, **common)
-    if splitter == "diagonal":
-        return best_diagonal(X, y, w, criterion, n_classes, scale_X=scale_X, **common)
-    raise ValueError(splitter)
+    """Best ``G`` over the candidate set of ``splitter`` ("univariate", "orientations", "diagonal")."""
+    return search_report(splitter, X, y, w, criterion, n_classes, min_samples_leaf,
+                         min_weight_leaf, n_orientations, features, scale_X)["best"]
 
 
 # -------------------------------------------------------------- scikit-learn ties
+def _child_stats(left, y, w, regression, n_classes):
+    """Unordered pair of the children's sufficient statistics (what ``G`` is computed from)."""
+    def stats(side):
+        if regression:
+            return (float(w[side].sum()), float(np.sum(w[side] * y[side])),
+                    float(np.sum(w[side] * y[side] ** 2)))
+        return tuple(float(w[side & (y == c)].sum()) for c in range(n_classes))
+    return frozenset([stats(left), stats(~left)])
+
+
 def sklearn_tree_is_tie_free(est, X, y, sample_weight=None, rel_margin=1e-9):
-    """Whether every internal node of a fitted scikit-learn tree had a unique best split.
+    """Whether every decision node of a fitted scikit-learn tree had an unambiguous best split.
 
     For each decision node of ``est.tree_``, the training samples reaching it
     (through scikit-learn's own tree) are searched exhaustively: every feature,
     every cut between distinct values, honouring ``min_samples_leaf`` and
-    ``min_weight_fraction_leaf``. The best ``G`` must beat every other candidate
-    (any other feature or cut, even one giving the same partition, since the
-    two would be stored differently) by more than ``rel_margin`` relative.
-    scikit-learn draws features in a random order and keeps the first best, so
-    only on tie-free data is its tree a deterministic function of the data.
+    ``min_weight_fraction_leaf``. The node is unambiguous when
 
-    ``min_samples_leaf`` must be an integer and every weight positive (as with
-    zero weights scikit-learn counts samples bivtree ignores).
+    * the best feature's best ``G`` beats every other feature's best ``G`` by
+      more than ``rel_margin`` (relative): scikit-learn visits features in a
+      random order and keeps the first best, bivtree keeps the lowest index;
+    * within that feature, every other cut within the margin has exactly the
+      same (unordered pair of) children statistics as the first best cut in
+      sorted order: both libraries then compute bit-identical ``G`` values from
+      identical numbers and both keep the first cut.
+
+    ``min_samples_leaf`` must be an integer and every weight positive (with
+    zero weights scikit-learn counts samples that bivtree ignores).
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
-    criterion = est.criterion
-    criterion = "entropy" if criterion == "log_loss" else criterion
+    criterion = "entropy" if est.criterion == "log_loss" else est.criterion
     regression = criterion == "squared_error"
     if regression:
         labels, n_classes = y.astype(float), 1
@@ -246,17 +309,30 @@ def sklearn_tree_is_tie_free(est, X, y, sample_weight=None, rel_margin=1e-9):
     mwl = est.min_weight_fraction_leaf * w.sum()
     tree = est.tree_
     paths = est.decision_path(X.astype(np.float32)).tocsc()
+
+    def close(a, b):
+        return abs(a - b) <= rel_margin * max(abs(a), abs(b), 1e-300)
+
     for node in range(tree.node_count):
         if tree.children_left[node] == -1:
             continue
         rows = paths.indices[paths.indptr[node]:paths.indptr[node + 1]]
-        gs = []
-        for f in range(X.shape[1]):
-            gs += [g for g, _, _ in split_candidates_on_values(
-                X[rows, f], labels[rows], w[rows], criterion, n_classes, msl, mwl)]
-        gs = np.sort(np.asarray(gs))
-        if gs.size >= 2 and gs[1] - gs[0] <= rel_margin * max(abs(gs[0]), abs(gs[1]), 1e-300):
+        per_feature = [split_candidates_on_values(X[rows, f], labels[rows], w[rows], criterion,
+                                                  n_classes, msl, mwl)
+                       for f in range(X.shape[1])]
+        bests = [min((g for g, _, _ in c), default=math.inf) for c in per_feature]
+        f_best = int(np.argmin(bests))
+        g_best = bests[f_best]
+        if any(f != f_best and close(g, g_best) for f, g in enumerate(bests)):
             return False
+        cands = per_feature[f_best]
+        xs, ys, ws = X[rows, f_best], labels[rows], w[rows]
+        first = next(lo for g, lo, _ in cands if g == g_best)
+        ref = _child_stats(xs <= first, ys, ws, regression, n_classes)
+        for g, lo, _ in cands:
+            if lo != first and (g == g_best or close(g, g_best)) and \
+                    _child_stats(xs <= lo, ys, ws, regression, n_classes) != ref:
+                return False
     return True
 
 
@@ -274,3 +350,259 @@ def sklearn_improvements_distinct(est, rel_margin=1e-9):
                    - wn[t.children_right[i]] * imp[t.children_right[i]] for i in internal])
     gaps = np.diff(dec)
     return bool(np.all(gaps > rel_margin * np.maximum(np.abs(dec[1:]), 1e-300)))
+
+
+# =====================================================================================
+# BIT1 (hill climbing on a feature pair) and MUST (LDA splits): brute-force references
+# =====================================================================================
+def cart_lc_step(v, threshold, z, gamma, y, w, criterion, n_classes, min_samples_leaf=1,
+                 min_weight_leaf=0.0):
+    """Best ``G`` of the test ``v - delta (z + gamma) <= threshold`` over the candidate deltas.
+
+    The candidates are the midpoints of consecutive distinct values of
+    ``u = (v - threshold) / (z + gamma)`` (samples with ``z + gamma == 0``
+    excluded); each is evaluated by applying the test to every sample.
+
+    Returns
+    -------
+    (G, delta)
+        ``(inf, None)`` when no candidate gives a valid split.
+    """
+    v, z = np.asarray(v, float), np.asarray(z, float)
+    c = z + gamma
+    moving = c != 0
+    import itertools
+
+    u = np.unique((v[moving] - threshold) / c[moving])
+    best, best_delta = math.inf, None
+    for lo, hi in itertools.pairwise(u):
+        delta = lo / 2 + hi / 2
+        left = v - delta * c <= threshold
+        n_left = int(left.sum())
+        wl, wr = float(np.sum(np.asarray(w)[left])), float(np.sum(np.asarray(w)[~left]))
+        if (n_left < min_samples_leaf or left.size - n_left < min_samples_leaf
+                or wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0 or wr <= 0):
+            continue
+        g = weighted_child_impurity(left, y, w, criterion, n_classes)
+        if g < best:
+            best, best_delta = g, delta
+    return best, best_delta
+
+
+def bit1_pair(zi, zj, y, w, criterion, n_classes, gammas=(-0.25, 0.0, 0.25), tol=1e-3,
+              max_cycles=20):
+    """BIT1 for one ordered pair, from the paper's description (CART-LC on two features).
+
+    Start from the best univariate test on ``zi``; a cycle perturbs the
+    coefficient of ``zi``, then of ``zj`` (best delta and gamma by
+    :func:`cart_lc_step`, accepted if the test improves), rescales the
+    coefficients to ``max |a| = 1`` and takes the best threshold for the
+    direction; stop when a cycle improves ``G`` by at most ``tol * sum(w)``.
+
+    Returns
+    -------
+    (G, a_i, a_j)
+    """
+    zi, zj, w = np.asarray(zi, float), np.asarray(zj, float), np.asarray(w, float)
+
+    def best_threshold(values):
+        cands = split_candidates_on_values(values, y, w, criterion, n_classes)
+        g, lo, hi = min(cands, key=lambda t: t[0])
+        return g, lo / 2 + hi / 2
+
+    g, t = best_threshold(zi)
+    a = np.array([1.0, 0.0])
+    for _ in range(max_cycles):
+        g_start = g
+        for k, zk in enumerate((zi, zj)):
+            v = a[0] * zi + a[1] * zj
+            step = min(((*cart_lc_step(v, t, zk, gam, y, w, criterion, n_classes), gam)
+                        for gam in gammas), key=lambda r: r[0])
+            if not step[0] < g:
+                continue
+            b = a.copy()
+            b[k] -= step[1]
+            t_new = t + step[1] * step[2]
+            g_new = weighted_child_impurity(b[0] * zi + b[1] * zj <= t_new, y, w, criterion,
+                                            n_classes)
+            if g_new < g:
+                a, t, g = b, t_new, g_new
+        a = a / np.abs(a).max()
+        g, t = best_threshold(a[0] * zi + a[1] * zj)
+        if g_start - g <= tol * w.sum():
+            break
+    return g, a[0], a[1]
+
+
+def lda_direction(X, group, w):
+    """``Sigma_w^{-1} Delta_m`` with weighted group means and pooled within-group scatter."""
+    X, w = np.asarray(X, float), np.asarray(w, float)
+    group = np.asarray(group, bool)
+    means = [np.average(X[g], axis=0, weights=w[g]) for g in (~group, group)]
+    scatter = sum((X[g] - m).T @ ((X[g] - m) * w[g][:, None]) for g, m in zip((~group, group),
+                                                                               means))
+    return np.linalg.solve(scatter, means[1] - means[0])
+
+
+def _standardised_scatter(X, group, w):
+    X, w = np.asarray(X, float), np.asarray(w, float)
+    group = np.asarray(group, bool)
+    mean = np.average(X, axis=0, weights=w)
+    std = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
+    Z = X / std
+    means = [np.average(Z[g], axis=0, weights=w[g]) for g in (~group, group)]
+    scatter = sum((Z[g] - m).T @ ((Z[g] - m) * w[g][:, None]) for g, m in zip((~group, group),
+                                                                               means))
+    return scatter, means[1] - means[0], std
+
+
+def null_space_lda_direction(X, group, w):
+    """Section III-F on the standardised features: the leading eigenvector of
+    ``P Sigma_b P``, ``P`` the orthogonal projector on ``ker Sigma_w`` (from
+    scipy's null_space), returned in original units (up to sign and scale).
+
+    Returns ``None`` when ``P Sigma_b P`` vanishes (``Delta_m`` orthogonal to
+    the null space, e.g. a duplicated column): no direction of the null space
+    separates the groups.
+    """
+    from scipy.linalg import null_space
+
+    scatter, dm, std = _standardised_scatter(X, group, w)
+    Q = null_space(scatter, rcond=1e-10)
+    P = Q @ Q.T
+    vals, vecs = np.linalg.eigh(P @ np.outer(dm, dm) @ P)
+    if vals[-1] <= 1e-12 * (dm @ dm):
+        return None
+    return vecs[:, -1] / std
+
+
+def pinv_lda_direction(X, group, w):
+    """``pinv(Sigma_w) Delta_m`` on the standardised features, in original units."""
+    scatter, dm, std = _standardised_scatter(X, group, w)
+    return np.linalg.pinv(scatter, rcond=1e-10, hermitian=True) @ dm / std
+
+
+def balanced_gain_ratio(left_mask, y, w, n_classes):
+    """``IG / (1 + SplitInfo)`` of a binary partition, both in bits (Leroux et al. 2018)."""
+    left = np.asarray(left_mask, bool)
+    w = np.asarray(w, float)
+    total = w.sum()
+    ig = impurity(y, w, "entropy", n_classes) - weighted_child_impurity(
+        left, y, w, "entropy", n_classes) / total
+    p = w[left].sum() / total
+    split_info = -sum(q * math.log2(q) for q in (p, 1 - p) if q > 0)
+    return ig / (1 + split_info)
+
+
+def best_gain_on_values(values, y, w, gain, criterion, n_classes, min_samples_leaf=1):
+    """Largest score over the cuts of ``values``: ``-G`` under ``criterion``,
+    the information gain in bits, or the balanced gain ratio."""
+    values = np.asarray(values, float)
+    distinct = np.unique(values)
+    best = -math.inf
+    for lo in distinct[:-1]:
+        left = values <= lo
+        if min(left.sum(), (~left).sum()) < min_samples_leaf:
+            continue
+        if gain == "criterion":
+            s = -weighted_child_impurity(left, y, w, criterion, n_classes)
+        elif gain == "information_gain":
+            s = impurity(y, w, "entropy", n_classes) - weighted_child_impurity(
+                left, y, w, "entropy", n_classes) / np.sum(w)
+        else:
+            s = balanced_gain_ratio(left, y, w, n_classes)
+        best = max(best, s)
+    return best
+
+
+def best_category_subset(codes, y, w, criterion, n_classes):
+    """Smallest ``G`` over every split of the categories into two non-empty sets."""
+    import itertools
+
+    codes = np.asarray(codes)
+    cats = np.unique(codes)
+    best = math.inf
+    for r in range(1, cats.size):
+        for subset in itertools.combinations(cats[1:], r):  # cats[0] always right
+            left = np.isin(codes, subset)
+            best = min(best, weighted_child_impurity(left, y, w, criterion, n_classes))
+    return best
+
+
+# ======================================================================
+# Exact bivariate splits (the "optimal" splitter): brute force over every
+# angular interval between critical directions, every cut.
+# ======================================================================
+def critical_angles(P, rel_tol=1e-12):
+    """Directions in [0, pi) on which two distinct points of ``P`` project equally.
+
+    The projection on ``(cos t, sin t)`` of ``p_i`` and ``p_j`` is equal when
+    ``t`` is perpendicular to ``p_j - p_i``. Angles closer than ``rel_tol``
+    (radians) are one angle: they come from parallel differences rounded
+    differently.
+    """
+    P = np.asarray(P, dtype=float)
+    angles = []
+    for i in range(P.shape[0]):
+        d = P[i + 1:] - P[i]
+        d = d[np.any(d != 0.0, axis=1)]
+        angles.extend(np.mod(np.arctan2(d[:, 1], d[:, 0]) + math.pi / 2, math.pi))
+    angles = np.sort(np.asarray(angles, dtype=float))
+    if angles.size == 0:
+        return angles
+    keep = np.concatenate([[True], np.diff(angles) > rel_tol])
+    angles = angles[keep]
+    if angles.size > 1 and angles[0] + math.pi - angles[-1] <= rel_tol:
+        angles = angles[:-1]
+    return angles
+
+
+def interval_directions(P):
+    """One direction strictly inside each open angular interval between critical angles.
+
+    Between two consecutive critical angles the order of the projections does
+    not change, so these directions give every order a line can induce.
+    """
+    angles = critical_angles(P)
+    if angles.size == 0:
+        return [0.0]
+    ends = np.concatenate([angles, [angles[0] + math.pi]])
+    return list((ends[:-1] + ends[1:]) / 2.0)
+
+
+def best_exact_pair(U, y, w, criterion, n_classes, min_samples_leaf=1, min_weight_leaf=0.0):
+    """Smallest ``G`` over every partition of the rows of the (n, 2) array ``U`` by a line.
+
+    Each column is first brought to unit spread (a positive scaling of the axes
+    maps lines to lines, so the partitions are the same) to keep the critical
+    angles well apart; then every direction of :func:`interval_directions` is
+    projected on and every cut between distinct projections scored.
+    """
+    U = np.asarray(U, dtype=float)
+    span = U.max(axis=0) - U.min(axis=0)
+    U = U / np.where(span > 0, span, 1.0)
+    best = math.inf
+    for t in interval_directions(U):
+        # elementwise, not a matrix product: BLAS may round identical rows differently
+        values = U[:, 0] * math.cos(t) + U[:, 1] * math.sin(t)
+        best = min(best, best_split_on_values(values, y, w, criterion, n_classes,
+                                              min_samples_leaf, min_weight_leaf))
+    return best
+
+
+def best_optimal(X, y, w, criterion, n_classes, min_samples_leaf=1, min_weight_leaf=0.0,
+                 features=None):
+    """Best ``G`` over every univariate cut and every line in every pair of features.
+
+    This is the exact answer of the ``"optimal"`` splitter (branch and bound or
+    sweep): O(m^2 n^3 log n).
+    """
+    X = np.asarray(X, dtype=float)
+    features = sorted(range(X.shape[1]) if features is None else features)
+    best = best_univariate(X, y, w, criterion, n_classes, min_samples_leaf, min_weight_leaf,
+                           features)
+    for a_pos, j in enumerate(features):
+        for k in features[a_pos + 1:]:
+            best = min(best, best_exact_pair(X[:, [j, k]], y, w, criterion, n_classes,
+                                             min_samples_leaf, min_weight_leaf))
+    return best

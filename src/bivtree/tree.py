@@ -29,6 +29,8 @@ _ARRAYS = (
     "weighted_n_node_samples",
     "value",
 )
+#: arrays whose entries are ids or counts.
+_INTEGER_ARRAYS = ("children_left", "children_right", "features", "n_node_samples")
 
 
 class Tree:
@@ -189,11 +191,18 @@ class Tree:
         missing = [k for k in _ARRAYS + ("n_features",) if k not in data]
         if missing:
             raise ValueError(f"tree dictionary lacks {missing}")
+        n_features = data["n_features"]
+        if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
+            raise ValueError(f"tree dictionary has n_features={n_features!r}; expected a "
+                             "positive integer")
         try:
             arrays = {name: np.asarray(data[name], dtype=DTYPE) for name in _ARRAYS}
         except (TypeError, ValueError) as exc:
             raise ValueError(f"tree dictionary holds a non-numeric array: {exc}") from None
-        return cls(n_features=data["n_features"], **arrays)
+        for name in _INTEGER_ARRAYS:
+            if not np.all(np.isfinite(arrays[name]) & (arrays[name] == np.round(arrays[name]))):
+                raise ValueError(f"tree array {name!r} must hold integers")
+        return cls(n_features=n_features, **arrays)
 
     def to_json(self):
         """The :meth:`to_dict` form as a JSON string."""

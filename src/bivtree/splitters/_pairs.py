@@ -23,10 +23,11 @@ def finish_bivariate(data, samples, univariate, best_pair, pair_j, pair_k, dir_a
                      direction, inv_scale, **info):
     """Re-scan the winning direction in original units; keep it only if it beats ``univariate``.
 
-    The search ranked directions on scaled features; the stored rule is
-    ``x_j + w x_k <= t`` in raw units. Scanning that exact expression (with the
-    routing code's arithmetic) fixes ``t`` so that the stored rule sends every
-    training sample where the scan decided.
+    The stored rule is ``x_j + w x_k <= t`` in raw units. Scanning that exact
+    expression (with the routing code's arithmetic) fixes ``t`` so that the
+    stored rule sends every training sample where the scan decided
+    (``pair_direction_search`` already ranks each direction on this very
+    projection, so its choice and the stored rule agree).
     """
     features, weights = rule_in_original_units(
         pair_j[best_pair], pair_k[best_pair], dir_a[direction], dir_b[direction], inv_scale)

@@ -28,18 +28,19 @@ class DiagonalSplitter(Splitter):
     searches_pairs = True
 
     def prepare(self, data):
-        # the scaling of the whole training set (zero-weight samples included:
-        # they are part of the data the user scaled)
-        lo = data.X.min(axis=0)
-        span = data.X.max(axis=0) - lo
+        # the scaling of the training set the tree is grown on: the samples of
+        # positive weight (zero-weight samples are ignored by the fit, so they
+        # must not move the scaling and with it the searched directions)
+        X = data.X[data.sample_weight > 0] if np.any(data.sample_weight > 0) else data.X
+        lo = X.min(axis=0)
+        span = X.max(axis=0) - lo
         self.offset = np.ascontiguousarray(lo)
         with np.errstate(divide="ignore"):
             self.inv_scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
 
     def find_split(self, data, samples, features):
+        # no valid univariate cut does not rule out a bivariate one
         univariate = best_univariate_split(data, samples, features)
-        if univariate is None:
-            return None
         varying = features[self.inv_scale[features] > 0]
         pair_j, pair_k = candidate_pairs(varying)
         if pair_j.size == 0:

@@ -72,7 +72,9 @@ class OrientationSplitter(Splitter):
 
     def find_split(self, data, samples, features):
         univariate = best_univariate_split(data, samples, features)
-        if univariate is None or self.dir_a.size == 0:
+        # no valid univariate cut (ties, min_samples_leaf) does not rule out a
+        # bivariate one: the pair search runs whatever the univariate result
+        if self.dir_a.size == 0:
             return univariate
         offset, inv_scale = node_min_max_scaling(data.X, samples, features)
         varying = features[inv_scale[features] > 0]
