@@ -15,33 +15,14 @@ that depends on two of them.
 """
 
 import argparse
-import os
-import platform
 import sys
 import time
 
-import numba
 import numpy as np
-import sklearn
 from sklearn.tree import DecisionTreeClassifier
 
-from bivtree import BivariateTreeClassifier, __version__
-
-
-def machine_description():
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return (f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}, numpy {np.__version__}, "
-            f"scikit-learn {sklearn.__version__}, numba {numba.__version__}, "
-            f"bivtree {__version__}")
+from bivtree import BivariateTreeClassifier
+from bivtree.experiments.machine import machine_description
 
 
 def best_time(fit, repeats):

@@ -212,6 +212,16 @@ def test_class_weight_equals_sample_weight():
     assert a.tree_ == b.tree_
 
 
+def test_class_weight_dict_keyed_by_string_labels():
+    X, y = continuous_data()
+    names = np.array(["low", "mid", "high"])[y]
+    weights = {"low": 1.0, "mid": 2.0, "high": 5.0}
+    a = BivariateTreeClassifier(max_depth=3, class_weight=weights).fit(X, names)
+    b = BivariateTreeClassifier(max_depth=3).fit(
+        X, names, sample_weight=np.vectorize(weights.get)(names))
+    assert a.tree_ == b.tree_
+
+
 def test_zero_weight_samples_are_ignored():
     X, y = continuous_data()
     w = np.ones(len(y))

@@ -1,7 +1,16 @@
 """bivtree: bivariate decision trees, every split readable as a 2-D plot."""
 
 from .estimators import BivariateTreeClassifier, BivariateTreeRegressor
-from .export import export_text
+from .export import (
+    export_graphviz,
+    export_rules,
+    export_text,
+    from_json,
+    load_model,
+    save_model,
+    to_json,
+)
+from .plot import plot_split, plot_tree
 from .tree import Tree
 
 __version__ = "0.1.0"
@@ -10,6 +19,14 @@ __all__ = [
     "BivariateTreeClassifier",
     "BivariateTreeRegressor",
     "Tree",
+    "export_graphviz",
+    "export_rules",
     "export_text",
+    "from_json",
+    "load_model",
+    "plot_split",
+    "plot_tree",
+    "save_model",
+    "to_json",
     "__version__",
 ]

@@ -5,10 +5,22 @@ one ``_run_<name>`` function that does the work and returns the exit status,
 so a new subcommand is two functions and one line in :func:`build_parser`.
 
     bivtree demo [--splitter orientations] [--max-depth 3] [--cv 5] [--n-jobs 1] [--decimals 4]
+    bivtree fit DATA.csv --target COL [--model auto] [--splitter ...] [-o MODEL.json]
+    bivtree predict MODEL.json DATA.csv [--proba] [-o predictions.csv]
+    bivtree show MODEL.json [--data DATA.csv] [--out tree.png|tree.svg|rules.md|tree.dot]
+
+``fit``, ``predict`` and ``show`` read CSV or Parquet through pandas and keep
+models as JSON (``bivtree.export.save_model``); a problem with the input (a
+missing column, a malformed model file) is reported as ``error: ...`` with exit
+status 1.
 """
 
 import argparse
+import functools
+import json
+import os
 import sys
+import time
 
 import numpy as np
 from sklearn.datasets import load_breast_cancer
@@ -17,6 +29,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from . import __version__
 from .estimators import BivariateTreeClassifier
+from .experiments.bench import register_bench_command
 from .export import export_text
 from .splitters import SPLITTERS
 
@@ -118,6 +131,357 @@ def _run_demo(args):
     return 0
 
 
+# --------------------------------------------------------------------------- fit / predict / show
+#: file suffixes the data commands read and write.
+_TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError("reading data files needs pandas: pip install \"bivtree[pandas]\"") \
+            from None
+    return pd
+
+
+def _read_table(path):
+    """A CSV (``,``), TSV (``\\t``) or Parquet file as a DataFrame."""
+    pd = _pandas()
+    suffix = os.path.splitext(str(path))[1].lower()
+    if suffix not in _TABLE_SUFFIXES:
+        raise ValueError(f"{path}: unknown data format {suffix!r}; use one of "
+                         f"{', '.join(_TABLE_SUFFIXES)}")
+    if not os.path.isfile(path):
+        raise ValueError(f"{path}: no such file")
+    if suffix in (".parquet", ".pq"):
+        try:
+            return pd.read_parquet(path)
+        except ImportError:
+            raise ImportError("reading Parquet files needs pyarrow: pip install pyarrow") \
+                from None
+    return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
+
+
+def _write_table(frame, path):
+    suffix = os.path.splitext(str(path))[1].lower()
+    if suffix in (".parquet", ".pq"):
+        try:
+            frame.to_parquet(path, index=False)
+        except ImportError:
+            raise ImportError("writing Parquet files needs pyarrow: pip install pyarrow") \
+                from None
+    else:
+        frame.to_csv(path, index=False, sep="\t" if suffix == ".tsv" else ",")
+
+
+def _reports_errors(run):
+    """Turn a bad-input exception into ``error: ...`` on stderr and exit status 1."""
+
+    @functools.wraps(run)
+    def wrapper(args):
+        try:
+            return run(args)
+        except BrokenPipeError:
+            # the reader of our output went away (e.g. "| head"): not an error to report
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            return 1
+        except (ValueError, OSError, ImportError, TypeError) as exc:
+            print(f"bivtree {args.command}: error: {exc}", file=sys.stderr)
+            return 1
+
+    return wrapper
+
+
+def _int_or_fraction(text):
+    """argparse type: an integer count or a float fraction (``5`` or ``0.01``)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def _max_features(text):
+    if text in ("sqrt", "log2"):
+        return text
+    return _int_or_fraction(text)
+
+
+def _key_value(text):
+    """argparse type: ``KEY=VALUE`` with VALUE read as JSON when it parses (else a string)."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def _add_fit(subparsers):
+    p = subparsers.add_parser(
+        "fit", help="fit a tree on a CSV or Parquet file and save it as JSON",
+        description="Fit a bivariate tree on a table (CSV, TSV or Parquet) and write the "
+                    "fitted model as JSON (readable by 'bivtree predict' and 'bivtree show', "
+                    "or bivtree.export.load_model). Every column but the target is a feature "
+                    "unless --features or --drop say otherwise; features must be numeric.")
+    p.add_argument("data", metavar="DATA", help="training data (.csv, .tsv or .parquet)")
+    p.add_argument("--target", required=True, metavar="COL", help="column to predict")
+    p.add_argument("--features", nargs="+", metavar="COL",
+                   help="feature columns (default: every other column)")
+    p.add_argument("--drop", nargs="+", metavar="COL", default=[],
+                   help="columns that are not features (e.g. an id)")
+    p.add_argument("--model", choices=("auto", "classifier", "regressor"), default="auto",
+                   help="classifier or regressor; auto picks a regressor for a float target "
+                        "with non-integer values, else a classifier (default: %(default)s)")
+    p.add_argument("--splitter", choices=sorted(SPLITTERS), default="orientations",
+                   help="split search (default: %(default)s)")
+    p.add_argument("--criterion", help="impurity (default: gini / squared_error)")
+    p.add_argument("--max-depth", type=_int_at_least(1), help="maximum depth (default: none)")
+    p.add_argument("--min-samples-leaf", type=_int_or_fraction, default=1,
+                   help="minimum samples per leaf, a count or a fraction (default: 1)")
+    p.add_argument("--min-samples-split", type=_int_or_fraction, default=2,
+                   help="minimum samples to split a node (default: 2)")
+    p.add_argument("--max-leaf-nodes", type=_int_at_least(2),
+                   help="grow best first up to this many leaves")
+    p.add_argument("--max-features", type=_max_features,
+                   help="features drawn per node: a count, a fraction, sqrt or log2")
+    p.add_argument("--n-orientations", type=_int_at_least(1), default=30,
+                   help="directions per feature pair (orientations splitter; default: 30)")
+    p.add_argument("--ccp-alpha", type=float, default=0.0,
+                   help="cost-complexity pruning strength (default: 0)")
+    p.add_argument("--class-weight", choices=("balanced",),
+                   help="weigh classes inversely to their frequency")
+    p.add_argument("--random-state", type=int, help="seed of the max-features draws")
+    p.add_argument("--set", type=_key_value, action="append", default=[], metavar="KEY=VALUE",
+                   help="any other estimator parameter, VALUE as JSON (repeatable), e.g. "
+                        "--set 'splitter_options={\"max_iter\": 50}'")
+    p.add_argument("--n-jobs", type=_n_jobs, default=1,
+                   help="threads for the split search, -1 for all cores (default: %(default)s)")
+    p.add_argument("-o", "--output", metavar="MODEL.json",
+                   help="where to write the model (default: DATA with suffix .model.json)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    p.set_defaults(run=_run_fit)
+
+
+def _choose_model(kind, y):
+    """``"classifier"`` or ``"regressor"`` for the target column ``y``."""
+    if kind != "auto":
+        return kind
+    from pandas.api.types import is_bool_dtype, is_float_dtype
+
+    values = y.to_numpy()
+    if is_float_dtype(y.dtype) and not is_bool_dtype(y.dtype):
+        finite = values[np.isfinite(values)]
+        if np.any(finite != np.round(finite)):
+            return "regressor"
+    return "classifier"
+
+
+@_reports_errors
+def _run_fit(args):
+    from .estimators import BivariateTreeRegressor
+    from .export import save_model
+
+    frame = _read_table(args.data)
+    if args.target not in frame.columns:
+        raise ValueError(f"{args.data}: no column {args.target!r}; columns are "
+                         f"{list(frame.columns)}")
+    if args.features:
+        missing = [c for c in args.features if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{args.data}: no column(s) {missing}")
+        features = list(args.features)
+    else:
+        features = [c for c in frame.columns if c != args.target and c not in args.drop]
+    if args.target in features:
+        raise ValueError(f"the target {args.target!r} cannot also be a feature")
+    if not features:
+        raise ValueError(f"{args.data}: no feature columns left")
+    X, y = frame[features], frame[args.target]
+    if y.isna().any():
+        raise ValueError(f"target column {args.target!r} has {int(y.isna().sum())} missing "
+                         "value(s)")
+    kind = _choose_model(args.model, y)
+    params = {"splitter": args.splitter, "max_depth": args.max_depth,
+              "min_samples_leaf": args.min_samples_leaf,
+              "min_samples_split": args.min_samples_split,
+              "max_leaf_nodes": args.max_leaf_nodes, "max_features": args.max_features,
+              "n_orientations": args.n_orientations, "ccp_alpha": args.ccp_alpha,
+              "random_state": args.random_state, "n_jobs": args.n_jobs,
+              "verbose": 0 if args.quiet else 1}
+    if args.criterion is not None:
+        params["criterion"] = args.criterion
+    if kind == "classifier":
+        params["class_weight"] = args.class_weight
+        model = BivariateTreeClassifier(**params)
+    else:
+        if args.class_weight is not None:
+            raise ValueError("--class-weight applies to classifiers only")
+        model = BivariateTreeRegressor(**params)
+    model.set_params(**dict(args.set))
+    say = (lambda *a, **k: None) if args.quiet else print
+    say(f"fitting a {type(model).__name__} (splitter {model.splitter!r}) on "
+        f"{X.shape[0]} samples x {X.shape[1]} features, target {args.target!r}", flush=True)
+    t0 = time.perf_counter()
+    model.fit(X, y.to_numpy())
+    model.set_params(verbose=0)  # progress output is for this fit, not for later use
+    score = model.score(X, y.to_numpy())
+    measure = "accuracy" if kind == "classifier" else "R^2"
+    say(f"done in {time.perf_counter() - t0:.1f} s: {model.get_n_leaves()} leaves, depth "
+        f"{model.get_depth()}, training {measure} {score:.4f}")
+    output = args.output or os.path.splitext(args.data)[0] + ".model.json"
+    save_model(model, output, metadata={"target": str(args.target),
+                                        "data": os.path.basename(str(args.data))})
+    say(f"model written to {output}")
+    return 0
+
+
+def _add_predict(subparsers):
+    p = subparsers.add_parser(
+        "predict", help="predict with a saved model",
+        description="Predict every row of a table with a model written by 'bivtree fit' "
+                    "(or bivtree.export.save_model). The model's feature columns are taken "
+                    "by name; other columns are ignored. Writes CSV to standard output "
+                    "unless --output is given.")
+    p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("data", metavar="DATA", help="data to predict (.csv, .tsv or .parquet)")
+    p.add_argument("--proba", action="store_true",
+                   help="add one probability column per class (classifiers)")
+    p.add_argument("-o", "--output", metavar="OUT", help="write .csv, .tsv or .parquet here")
+    p.set_defaults(run=_run_predict)
+
+
+def _feature_frame(model, frame, source):
+    """The model's feature columns of ``frame``, by name when the model has names."""
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        missing = [str(c) for c in names if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{source}: the model needs column(s) {missing}")
+        return frame[list(names)]
+    if frame.shape[1] != model.n_features_in_:
+        raise ValueError(f"{source} has {frame.shape[1]} columns; the model (fitted without "
+                         f"column names) expects {model.n_features_in_}")
+    return frame.to_numpy()
+
+
+@_reports_errors
+def _run_predict(args):
+    from .export import load_model
+
+    model = load_model(args.model)
+    frame = _read_table(args.data)
+    X = _feature_frame(model, frame, args.data)
+    pd = _pandas()
+    out = pd.DataFrame({"prediction": model.predict(X)})
+    if args.proba:
+        if not hasattr(model, "predict_proba"):
+            raise ValueError("--proba needs a classifier; this model is a regressor")
+        proba = model.predict_proba(X)
+        for k, c in enumerate(model.classes_):
+            out[f"proba_{c}"] = proba[:, k]
+    if args.output:
+        _write_table(out, args.output)
+    else:
+        out.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def _add_show(subparsers):
+    p = subparsers.add_parser(
+        "show", help="print a saved model's rules, or draw it",
+        description="Print a saved model's rules, or write them to --out: a picture (.png, "
+                    ".svg, .pdf; with --data, a scatter plot of the samples at every decision "
+                    "node), a table of rules (.md, .csv), Graphviz source (.dot, .gv) or text "
+                    "rules (.txt).")
+    p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("--data", metavar="DATA",
+                   help="samples to draw (.csv, .tsv or .parquet), typically the training data")
+    p.add_argument("--target", metavar="COL",
+                   help="label column of --data (default: the target the model was fitted on)")
+    p.add_argument("--out", metavar="PATH",
+                   help="tree.png, tree.svg, tree.pdf, rules.md, rules.csv, tree.dot, rules.txt")
+    p.add_argument("--decimals", type=_int_at_least(1), default=4,
+                   help="significant digits of the rules (default: %(default)s)")
+    p.add_argument("--max-depth", type=_int_at_least(0),
+                   help="draw or print nodes down to this depth only")
+    p.add_argument("--dpi", type=_int_at_least(10), default=100,
+                   help="resolution of .png pictures (default: %(default)s)")
+    p.set_defaults(run=_run_show)
+
+
+_PICTURES = (".png", ".svg", ".pdf")
+
+
+@_reports_errors
+def _run_show(args):
+    from .export import export_graphviz, export_rules, load_model, rules_markdown
+
+    model, metadata = load_model(args.model, return_metadata=True)
+    metadata = metadata or {}
+    X = y = None
+    if args.data:
+        frame = _read_table(args.data)
+        X = _feature_frame(model, frame, args.data)
+        target = args.target or metadata.get("target")
+        if args.target and args.target not in frame.columns:
+            raise ValueError(f"{args.data}: no column {args.target!r}")
+        if target in frame.columns:
+            y = frame[target].to_numpy()
+    suffix = os.path.splitext(args.out)[1].lower() if args.out else ""
+    if args.out and suffix not in _PICTURES + (".md", ".csv", ".dot", ".gv", ".txt"):
+        raise ValueError(f"--out {args.out}: unknown format {suffix!r}")
+    tree = model.tree_
+    print(f"{type(model).__name__} (splitter {model.splitter!r}): {tree.n_leaves} leaves, "
+          f"depth {tree.max_depth}, {model.n_features_in_} features"
+          + (f", target {metadata['target']!r}" if "target" in metadata else ""))
+    X_values = None if X is None else np.asarray(X, dtype=float)
+    if not args.out or suffix == ".txt":
+        text = export_text(model, decimals=args.decimals, max_depth=args.max_depth)
+        if not args.out:
+            print()
+            print(text, end="")
+            return 0
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    elif suffix in _PICTURES:
+        import matplotlib
+
+        matplotlib.use("Agg")  # files only: no window, works without a display
+        import matplotlib.pyplot as plt
+
+        from .plot import plot_tree
+
+        ax = plot_tree(model, X, y, max_depth=args.max_depth,
+                       decimals=min(args.decimals, 4),
+                       target_name=str(metadata.get("target", "target")))
+        ax.figure.savefig(args.out, dpi=args.dpi)
+        plt.close(ax.figure)
+    elif suffix in (".md", ".csv"):
+        rows = export_rules(model, X=X_values, decimals=args.decimals)
+        if suffix == ".md":
+            with open(args.out, "w", encoding="utf-8") as fh:
+                fh.write(rules_markdown(rows, decimals=args.decimals))
+        else:
+            for row in rows:
+                del row["conditions"]
+                for c, count in row.pop("class_counts", {}).items():
+                    row[f"count_{c}"] = count
+            _pandas().DataFrame(rows).to_csv(args.out, index=False)
+    else:
+        export_graphviz(model, args.out, decimals=args.decimals)
+    print(f"written to {args.out}")
+    return 0
+
+
 # --------------------------------------------------------------------------- entry point
 def build_parser():
     """The ``bivtree`` argument parser with all its subcommands."""
@@ -127,6 +491,10 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"bivtree {__version__}")
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
     _add_demo(subparsers)
+    _add_fit(subparsers)
+    _add_predict(subparsers)
+    _add_show(subparsers)
+    register_bench_command(subparsers)
     return parser
 
 

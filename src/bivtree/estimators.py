@@ -65,6 +65,24 @@ def _check_numeric_frame(X):
             "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
 
 
+def _align_split_info(grown, tree, info):
+    """Per node of ``tree`` (``grown`` or a pruned subtree of it), the splitter's info dict.
+
+    Pruning keeps the grown tree's preorder, so walking both trees together in
+    preorder pairs each kept node with its original; leaves get ``None``.
+    """
+    out = [None] * tree.node_count
+    stack = [(0, 0)]
+    while stack:
+        g, t = stack.pop()
+        if tree.children_left[t] == -1:
+            continue
+        out[t] = info[g]
+        stack.append((grown.children_right[g], tree.children_right[t]))
+        stack.append((grown.children_left[g], tree.children_left[t]))
+    return out
+
+
 class BaseBivariateTree(BaseEstimator):
     """Shared fitting machinery; use the classifier or the regressor."""
 
@@ -188,6 +206,13 @@ class BaseBivariateTree(BaseEstimator):
         # n_orientations is an estimator parameter for the splitters that take it
         if "n_orientations" in inspect.signature(SPLITTERS[self.splitter]).parameters:
             options.setdefault("n_orientations", self.n_orientations)
+        # column names, for splitters that let users name columns (lda's categorical_features)
+        if "feature_names" in inspect.signature(SPLITTERS[self.splitter]).parameters:
+            names = getattr(self, "feature_names_in_", None)
+            options.setdefault("feature_names", None if names is None else list(names))
+        # the estimator's verbosity, for splitters that report on their own searches
+        if "verbose" in inspect.signature(SPLITTERS[self.splitter]).parameters:
+            options.setdefault("verbose", self.verbose)
         return get_splitter(self.splitter, **options)
 
     def _check_pairs(self, splitter, n_candidates):
@@ -232,14 +257,19 @@ class BaseBivariateTree(BaseEstimator):
             min_samples_leaf=rules["min_samples_leaf"],
             min_weight_leaf=rules["min_weight_leaf"])
         grower = TreeGrower(splitter, sample_features=sample_features,
-                            n_slots=max(2, splitter.max_node_features), verbose=self.verbose,
+                            n_slots=max(2, min(splitter.max_node_features, n_features)),
+                            verbose=self.verbose,
                             **rules)
         t0 = time.perf_counter()
         with numba_threads(self.n_jobs):
             tree = grower.grow(data, positive)
+        grown = tree
         if self.ccp_alpha > 0.0:
             tree = prune_tree(tree, self.ccp_alpha)
         self.tree_ = tree
+        self.split_info_ = _align_split_info(grown, tree, grower.split_info)
+        gaps = [info["gap"] for info in self.split_info_ if info and "gap" in info]
+        self.optimality_gap_ = max(gaps) if gaps else None
         self.n_outputs_ = 1
         self.fit_time_ = time.perf_counter() - t0
         self.feature_importances_ = self._feature_importances(data.X, sample_weight)
@@ -344,6 +374,40 @@ class BaseBivariateTree(BaseEstimator):
         unpruned.fit(X, y, sample_weight=sample_weight)
         return cost_complexity_pruning_path(unpruned.tree_)
 
+    # ----------------------------------------------------------- persistence
+    def save(self, path):
+        """Write the fitted estimator to ``path`` as JSON (docs/model-format.md).
+
+        Unlike a pickle, the file loads without executing code; see
+        :func:`bivtree.export.save_model`.
+
+        Parameters
+        ----------
+        path : str or path-like
+        """
+        from .export import save_model  # export imports this module
+
+        save_model(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read an estimator written by :meth:`save`; a file holding another class raises.
+
+        Parameters
+        ----------
+        path : str or path-like
+
+        Returns
+        -------
+        estimator : instance of this class
+        """
+        from .export import load_model
+
+        model = load_model(path)
+        if not isinstance(model, cls):
+            raise ValueError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
@@ -356,8 +420,14 @@ _COMMON_DOC = """
         Carreira-Perpinan (``n_orientations`` directions per feature pair, exact
         thresholds); ``"univariate"``: scikit-learn's CART search;
         ``"diagonal"``: BIT2 of Bioch et al. (``x_i + x_j`` and ``x_i - x_j`` on
-        [0, 1]-scaled features). A bivariate split is used only when it beats the
-        best univariate split.
+        [0, 1]-scaled features); ``"hillclimb"``: BIT1 of Bioch et al. (CART's
+        linear-combination hill climbing on each feature pair). A bivariate split
+        is used only when it beats the best univariate split. ``"lda"``: MUST of
+        Leroux et al. (LDA directions on ``n_split_features`` features, given in
+        ``splitter_options``; classifier only). ``"optimal"``: globally optimal
+        bivariate splits, by the BiDT branch and bound of Bollwein and Westphal
+        or an exact rotational sweep (``splitter_options``: ``method``,
+        ``epsilon``, ``time_limit``, ``fit_time_limit``).
     n_orientations : int, default=30
         Directions per feature pair, uniform over [0, 180) degrees (orientations splitter).
     max_depth : int, default=None
@@ -421,6 +491,14 @@ class BivariateTreeClassifier(ClassifierMixin, BaseBivariateTree):
     max_features_ : int
     fit_time_ : float
         Seconds spent growing and pruning.
+    split_info_ : list of dict or None
+        Per node of ``tree_``, what the splitter reported about the search of
+        its split (``None`` at leaves); e.g. the ``"optimal"`` splitter's
+        ``gap``, ``lower_bound``, ``n_subproblems`` and ``seconds``.
+    optimality_gap_ : float or None
+        Largest proven relative gap ``(G - lower bound) / G`` over the decision
+        nodes, for splitters that prove bounds (``"optimal"``: 0 when every
+        split is proven optimal); ``None`` for the others.
     """
 
     def __init__(self, *, splitter="orientations", criterion="gini", n_orientations=30,
@@ -465,7 +543,8 @@ class BivariateTreeClassifier(ClassifierMixin, BaseBivariateTree):
                              "needs samples of at least two classes")
         self.n_classes_ = int(self.classes_.shape[0])
         if self.class_weight is not None:
-            sample_weight = sample_weight * compute_sample_weight(self.class_weight, labels)
+            # keyed by the user's labels, so computed on y, not on the encoded labels
+            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
         labels = np.ascontiguousarray(labels, dtype=LTYPE)
         targets = np.zeros(labels.shape[0], dtype=DTYPE)
         return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE), labels,
@@ -525,6 +604,9 @@ class BivariateTreeRegressor(RegressorMixin, BaseBivariateTree):
         As for :class:`BivariateTreeClassifier`.
     max_features_ : int
     fit_time_ : float
+    split_info_ : list of dict or None
+    optimality_gap_ : float or None
+        As for :class:`BivariateTreeClassifier`.
     """
 
     def __init__(self, *, splitter="orientations", criterion="squared_error", n_orientations=30,

@@ -140,6 +140,9 @@ class TreeGrower:
         else:
             self._grow_best_first(data, samples, nodes, t0)
         self._progress(nodes, t0, force=True)
+        # what the splitter reported about each decision node's search
+        self.split_info = [row["split"].info if row["split"] is not None
+                           and row["left"] != TREE_LEAF else None for row in nodes.rows]
         return nodes.to_tree(data.n_features)
 
     def _grow_depth_first(self, data, samples, nodes, t0):

@@ -2,12 +2,20 @@
 
 ``get_splitter(name, **options)`` returns an object whose
 ``find_split(data, samples, features)`` gives the best :class:`Split` of a node.
-Registered names: ``"univariate"``, ``"orientations"``, ``"diagonal"``; the
-hill-climbing (BIT1), optimal (branch and bound) and LDA (MUST) searches plug in
-the same way.
+Registered names: ``"univariate"``, ``"orientations"``, ``"diagonal"`` (BIT2),
+``"hillclimb"`` (BIT1), ``"lda"`` (MUST); the optimal (branch and bound) search
+plugs in the same way.
 """
 
-from . import diagonal, orientations, univariate  # noqa: F401  (registration)
+# importing a splitter module registers it
+from . import (  # noqa: F401
+    diagonal,  # BIT2
+    hillclimb,  # BIT1
+    lda,  # MUST
+    optimal,  # BiDT branch and bound, rotational sweep
+    orientations,
+    univariate,
+)
 from ._base import SPLITTERS, Split, SplitData, Splitter, get_splitter, register
 
 __all__ = ["SPLITTERS", "Split", "SplitData", "Splitter", "get_splitter", "register"]

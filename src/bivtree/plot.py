@@ -1,0 +1,932 @@
+"""Pictures of bivariate trees: the tree with a scatter plot at every decision node.
+
+A bivariate test ``x_j + w * x_k <= t`` is a straight line in the plane of its two
+features, so the samples that reach a node can be drawn as a scatter plot with
+the rule as that line (Kairgeldin & Carreira-Perpinan, KDD 2024, figures 7 and 8;
+Bollwein & Westphal, figure 1). :func:`plot_tree` lays the whole tree out top
+down with such a plot at every decision node; :func:`plot_split` draws one node
+large.
+
+How each kind of node is drawn:
+
+- **bivariate** ``x_j + w * x_k <= t``: ``x_j`` across, ``x_k`` up, and the line;
+- **univariate** ``x_j <= t``: against the node's most useful second feature
+  (the one whose own best split of the node's samples is best), or as a strip
+  plot of ``x_j`` per class (the target, for a regressor), with a vertical line;
+- **three features** (MUST's ``s = 3``): the first two terms combined across,
+  ``x_j + w_k * x_k``, the third feature up, so the test is still a line.
+
+The side where the test holds (the left child, "yes") is shaded. matplotlib is
+an optional dependency, imported only inside these functions.
+"""
+
+import re
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
+from .export import (
+    _class_labels,
+    _feature_signs,
+    _leaf_error,
+    _names,
+    _number,
+    format_rule,
+    ratio_rule,
+)
+
+__all__ = ["plot_split", "plot_tree"]
+
+# Layout sizes in inches: plot_tree draws in a coordinate system of inches, so
+# text in points and scatter plots in inches keep their proportions.
+_PLOT_SIDE = 1.55      # side of a node's scatter plot
+_PLOT_SHIFT = 0.17     # plot right of the node's centre, leaving room for y tick labels
+_DEC_WIDTH = 2.45      # a decision node drawn with its scatter plot
+_TITLE_H = 0.24        # the "#id |R| L" line above a plot
+_XLABEL_H = 0.37       # x tick labels and axis label below a plot
+_GAP = 0.28            # between neighbouring nodes of one level
+_EDGE_SPACE = 0.55     # between the bottom of one level and the top of the next
+_BAND_GAP = 0.7        # between the columns of a wrapped tree
+_STUB_SPACE = 0.5      # below a wrapped tree, for edges that continue in the next column
+_HEADER = 0.62         # above the tree, for the class legend or colour bar
+_MARGIN = 0.15
+_BOX_PAD = 0.35        # padding of text boxes, in font sizes
+_BOX_SPACING = 1.15    # line spacing in text boxes
+_RULE_SPACING = 1.1    # line spacing of the rule under a plot
+#: plot_tree wraps a tall tree into columns to get close to this width : height ratio.
+_TARGET_ASPECT = 1.6
+#: most positions drawn as pies where samples pile up (beyond, plain points).
+_MAX_PIES = 300
+#: ... but only when the unwrapped picture is narrower than this width : height ratio
+#: and taller than this many inches (a screen), so small trees stay in one piece.
+_WRAP_BELOW = 0.8
+_WRAP_HEIGHT = 12.0
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("bivtree's plots need matplotlib; install it with "
+                          "pip install \"bivtree[plot]\"") from None
+    return plt
+
+
+def _escape(text):
+    """Text drawn literally: a ``$`` would otherwise start matplotlib's math mode."""
+    return str(text).replace("$", r"\$")
+
+
+def _pretty(rule):
+    """Rule text for pictures: ``≤`` and ``·`` read better than ``<=`` and ``*``."""
+    return rule.replace(" <= ", " ≤ ").replace(" >= ", " ≥ ").replace(" * ", "·")
+
+
+def _wrap(text, width):
+    """Lines of at most ``width`` characters, broken before a term or the comparison."""
+    parts = re.split(r" (?=(?:[+\-]|≤|>|≥|<) )", text)
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + 1 + len(part) <= width:
+            lines[-1] += " " + part
+        else:
+            lines.append(part)
+    return lines
+
+
+def _class_colours(n):
+    """One colour per class: matplotlib's tab10 / tab20, then evenly spaced hues."""
+    import matplotlib
+
+    if n <= 10:
+        return [matplotlib.colormaps["tab10"](i) for i in range(n)]
+    if n <= 20:
+        return [matplotlib.colormaps["tab20"](i) for i in range(n)]
+    return [matplotlib.colormaps["hsv"](i / n) for i in range(n)]
+
+
+# --------------------------------------------------------------------------- data
+class _Data:
+    """The samples handed to a plot, validated once, and the rows reaching each node."""
+
+    def __init__(self, estimator, X, y):
+        tree = estimator.tree_
+        self.X = self.codes = self.values = self.rows = None
+        self.classes = getattr(estimator, "classes_", None)
+        self._fortran = None
+        if X is None:
+            if y is not None:
+                raise ValueError("y was given without X; pass the samples X to draw")
+            return
+        # the estimator's own validation: names, number of features, NaN
+        self.X = estimator._validate_X_predict(X)
+        paths = tree.decision_path(self.X).tocsc()
+        self.rows = [paths.indices[paths.indptr[i]:paths.indptr[i + 1]]
+                     for i in range(tree.node_count)]
+        if y is None:
+            return
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != self.X.shape[0]:
+            raise ValueError(f"y has shape {y.shape}; expected ({self.X.shape[0]},) to match X")
+        if self.classes is not None:
+            index = {c: i for i, c in enumerate(self.classes.tolist())}
+            codes = np.array([index.get(v, -1) for v in y.tolist()], dtype=LTYPE)
+            if np.any(codes < 0):
+                unknown = sorted({repr(v) for v in y[codes < 0].tolist()})
+                raise ValueError(f"y holds labels the classifier does not know: "
+                                 f"{', '.join(unknown[:5])}; its classes are "
+                                 f"{self.classes.tolist()}")
+            self.codes = codes
+        else:
+            try:
+                values = y.astype(DTYPE)
+            except (TypeError, ValueError):
+                raise ValueError("y of a regressor must be numeric") from None
+            if not np.all(np.isfinite(values)):
+                raise ValueError("y contains NaN or infinity")
+            self.values = values
+
+    @property
+    def has_data(self):
+        return self.X is not None
+
+    @property
+    def has_y(self):
+        return self.codes is not None or self.values is not None
+
+    def fortran(self):
+        if self._fortran is None:
+            self._fortran = np.asfortranarray(self.X)
+        return self._fortran
+
+
+def _node_stats(estimator, data, node):
+    """``(|R|, L)`` of a node: counted on the given data, else the training statistics."""
+    tree = estimator.tree_
+    if data.has_y:
+        rows = data.rows[node]
+        if data.codes is not None:
+            prediction = int(np.argmax(tree.value[node]))
+            return rows.size, float(np.count_nonzero(data.codes[rows] != prediction))
+        if rows.size == 0:
+            return 0, 0.0
+        return rows.size, float(np.mean((data.values[rows] - tree.value[node, 0]) ** 2))
+    return int(tree.n_node_samples[node]), _leaf_error(estimator, tree, node)
+
+
+def _stats_text(estimator, n, error):
+    name = "L" if getattr(estimator, "classes_", None) is not None else "MSE"
+    # counts are shown whole (rounding 1234 errors to 1230 would misreport them)
+    shown = str(int(error)) if float(error).is_integer() else _number(error, 3)
+    return f"|R| = {n}   {name} = {shown}"
+
+
+# --------------------------------------------------------------------------- node views
+def _check_second_feature(second_feature, names):
+    if second_feature in ("best", "strip"):
+        return second_feature
+    if isinstance(second_feature, str):
+        if second_feature not in names:
+            raise ValueError(f"second_feature {second_feature!r} is not a feature name; use "
+                             "'best', 'strip', a feature name or an index")
+        return names.index(second_feature)
+    if isinstance(second_feature, (int, np.integer)) and not isinstance(second_feature, bool):
+        if not 0 <= second_feature < len(names):
+            raise ValueError(f"second_feature {second_feature} is out of range "
+                             f"[0, {len(names)})")
+        return int(second_feature)
+    raise ValueError(f"second_feature must be 'best', 'strip', a feature name or an index, "
+                     f"got {second_feature!r}")
+
+
+def _best_second(estimator, data, node, feature):
+    """The feature (other than ``feature``) with the best split of the node's samples.
+
+    The node's samples are searched with the univariate splitter under the
+    estimator's criterion; without labels, or when no feature splits them, the
+    most important other feature is used (``None`` if there is no other).
+    """
+    n_features = estimator.n_features_in_
+    others = np.array([g for g in range(n_features) if g != feature], dtype=ITYPE)
+    if others.size == 0:
+        return None
+    rows = data.rows[node] if data.has_data else np.empty(0, dtype=ITYPE)
+    if data.has_y and rows.size >= 2:
+        from ._kernels.criteria import summarize_samples
+        from .splitters import SplitData
+        from .splitters.univariate import best_univariate_split
+
+        n = data.X.shape[0]
+        classifier = data.codes is not None
+        split_data = SplitData(
+            X=data.fortran(),
+            labels=data.codes if classifier else np.zeros(n, dtype=LTYPE),
+            targets=np.zeros(n, dtype=DTYPE) if classifier else data.values,
+            sample_weight=np.ones(n, dtype=DTYPE),
+            n_classes=len(data.classes) if classifier else 1,
+            criterion=estimator._criterion_code())
+        samples = np.ascontiguousarray(rows, dtype=ITYPE)
+        split = best_univariate_split(split_data, samples, others)
+        if split is not None:
+            # a feature whose best split removes no impurity is no more useful than any other
+            _, weight, node_impurity = summarize_samples(
+                samples, split_data.labels, split_data.targets, split_data.sample_weight,
+                split_data.n_classes, split_data.criterion)
+            if split.objective < weight * node_impurity * (1.0 - 1e-9):
+                return int(split.features[0])
+    importances = np.asarray(getattr(estimator, "feature_importances_", np.zeros(n_features)))
+    if importances[others].max(initial=0.0) <= 0.0:
+        return int(others[0])
+    return int(others[np.argmax(importances[others])])
+
+
+class _View:
+    """What one decision node's scatter plot shows.
+
+    The samples are the points ``(u, v)`` and the node's test is ``a * u + b * v
+    <= t``, the same inequality as the stored rule.
+    """
+
+    def __init__(self, u, v, a, b, t, xlabel, ylabel, rows, strip=False):
+        self.u, self.v, self.a, self.b, self.t = u, v, a, b, t
+        self.xlabel, self.ylabel, self.rows, self.strip = xlabel, ylabel, rows, strip
+
+
+def _make_view(estimator, data, node, names, second, rng, decimals, target_name="target"):
+    tree = estimator.tree_
+    used = tree.features[node] >= 0
+    feats = tree.features[node][used]
+    wts = tree.weights[node][used]
+    t = float(tree.threshold[node])
+    rows = data.rows[node] if data.has_data else np.empty(0, dtype=ITYPE)
+    Xn = data.X[rows] if data.has_data else np.empty((0, tree.n_features))
+    if feats.size >= 3:
+        # the first terms combined, summed in slot order as the tree does
+        u = np.zeros(rows.size)
+        for f, w in zip(feats[:-1], wts[:-1]):
+            u = u + w * Xn[:, f]
+        combined = format_rule(feats[:-1], wts[:-1], 0.0, names, decimals).rsplit(" <= ", 1)[0]
+        return _View(u, Xn[:, feats[-1]], 1.0, float(wts[-1]), t, _pretty(combined),
+                     names[feats[-1]], rows)
+    a = float(wts[0])
+    if feats.size == 2:
+        return _View(Xn[:, feats[0]], Xn[:, feats[1]], a, float(wts[1]), t,
+                     names[feats[0]], names[feats[1]], rows)
+    f = int(feats[0])
+    u = Xn[:, f]
+    g = None
+    if second == "best":
+        g = _best_second(estimator, data, node, f)
+    elif second != "strip" and second != f:
+        g = second
+    if g is not None:
+        return _View(u, Xn[:, g], a, 0.0, t, names[f], names[g], rows)
+    # strip plot: one row per class (jittered only vertically, so each sample keeps
+    # its side of the line), or the target of a regressor
+    jitter = rng.uniform(-0.28, 0.28, size=rows.size)
+    if data.codes is not None:
+        return _View(u, data.codes[rows] + jitter, a, 0.0, t, names[f], "class", rows,
+                     strip=True)
+    if data.values is not None:
+        return _View(u, data.values[rows], a, 0.0, t, names[f], target_name, rows)
+    return _View(u, jitter, a, 0.0, t, names[f], "", rows, strip=True)
+
+
+# --------------------------------------------------------------------------- geometry
+def _clip_half_plane(poly, a, b, t, keep_le):
+    """The polygon ``poly`` cut to ``a u + b v <= t`` (``keep_le``) or ``>= t``."""
+    def side(p):
+        s = a * p[0] + b * p[1] - t
+        return s if keep_le else -s
+
+    out = []
+    for i in range(len(poly)):
+        p, q = poly[i], poly[(i + 1) % len(poly)]
+        sp, sq = side(p), side(q)
+        if sp <= 0:
+            out.append(p)
+        if (sp < 0 < sq) or (sq < 0 < sp):
+            r = sp / (sp - sq)
+            out.append((p[0] + r * (q[0] - p[0]), p[1] + r * (q[1] - p[1])))
+    return out
+
+
+def _line_in_box(a, b, t, box):
+    """End points of ``a u + b v = t`` inside ``box = (u0, u1, v0, v1)``, or None."""
+    u0, u1, v0, v1 = box
+    points = []
+    if b != 0.0:
+        for u in (u0, u1):
+            v = (t - a * u) / b
+            if v0 <= v <= v1:
+                points.append((u, v))
+    if a != 0.0:
+        for v in (v0, v1):
+            u = (t - b * v) / a
+            if u0 <= u <= u1:
+                points.append((u, v))
+    if len(points) < 2:
+        return None
+    points.sort()
+    return points[0], points[-1]
+
+
+def _span(values, fallback):
+    if values.size:
+        lo, hi = float(values.min()), float(values.max())
+    else:
+        lo, hi = fallback
+    if not hi > lo:
+        pad = max(abs(lo) * 0.05, 0.5)
+        return lo - pad, hi + pad
+    pad = 0.06 * (hi - lo)
+    return lo - pad, hi + pad
+
+
+def _box(view, data):
+    """Axis limits of a node's plot: its samples, extended so the split line crosses."""
+    n_classes = len(data.classes) if data.classes is not None else 0
+    # a node no sample reaches still shows its line
+    centre = view.t / view.a if view.a else view.t
+    u0, u1 = _span(view.u, (centre - 1.0, centre + 1.0))
+    if view.strip:
+        v0, v1 = (-0.6, n_classes - 0.4) if data.codes is not None else (-0.6, 0.6)
+    else:
+        v0, v1 = _span(view.v, (0.0, 1.0))
+    if _line_in_box(view.a, view.b, view.t, (u0, u1, v0, v1)) is None:
+        # the test lies outside the samples (possible for data other than the
+        # training set): widen the box until the line shows
+        if view.b == 0.0:
+            u = view.t / view.a
+            pad = 0.06 * (max(u1, u) - min(u0, u))
+            u0, u1 = min(u0, u - pad), max(u1, u + pad)
+        else:
+            um = 0.5 * (u0 + u1)
+            v = (view.t - view.a * um) / view.b
+            pad = 0.06 * (max(v1, v) - min(v0, v))
+            v0, v1 = min(v0, v - pad), max(v1, v + pad)
+    return u0, u1, v0, v1
+
+
+# --------------------------------------------------------------------------- drawing
+def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_names,
+                  max_points, rng):
+    """Points, shaded "yes" side and split line of one node on ``ax``."""
+    from matplotlib.patches import Polygon
+
+    box = _box(view, data)
+    u0, u1, v0, v1 = box
+    rect = [(u0, v0), (u1, v0), (u1, v1), (u0, v1)]
+    yes = _clip_half_plane(rect, view.a, view.b, view.t, keep_le=True)
+    if len(yes) >= 3:
+        ax.add_patch(Polygon(yes, closed=True, facecolor="0.55", alpha=0.13, edgecolor="none",
+                             zorder=0, gid="yes-region"))
+    line = _line_in_box(view.a, view.b, view.t, box)
+    if line is not None:
+        ax.plot([line[0][0], line[1][0]], [line[0][1], line[1][1]], color="black", lw=1.4,
+                zorder=4, gid="split")
+
+    n = view.u.size
+    shown = np.arange(n)
+    if n > max_points:
+        shown = np.sort(rng.choice(n, max_points, replace=False))
+    u, v = view.u[shown], view.v[shown]
+    rows = view.rows[shown]
+    if data.codes is not None:
+        codes = data.codes[rows]
+        _points_by_class(ax, u, v, codes, colours, size)
+    elif data.values is not None:
+        ax.scatter(u, v, c=data.values[rows], cmap=cmap, norm=norm, s=size, linewidths=0,
+                   zorder=3)
+    else:
+        ax.scatter(u, v, color="0.35", s=size, linewidths=0, zorder=3)
+
+    ax.set_xlim(u0, u1)
+    ax.set_ylim(v0, v1)
+    ax.set_xlabel(_escape(view.xlabel), fontsize=fontsize, labelpad=1)
+    ax.set_ylabel(_escape(view.ylabel), fontsize=fontsize, labelpad=1)
+    ax.tick_params(labelsize=fontsize - 1, length=2, pad=1)
+    if view.strip:
+        if data.codes is not None:
+            ax.set_yticks(range(len(class_names)))
+            ax.set_yticklabels([_escape(c) for c in class_names])
+        else:
+            ax.set_yticks([])
+    return shown.size
+
+
+def _points_by_class(ax, u, v, codes, colours, size):
+    """Scatter coloured by class; where samples pile up, a pie per position.
+
+    On discrete data (e.g. MONK's) many samples share a position. Then each
+    position gets one pie whose area grows with its number of samples and whose
+    slices are the shares of the classes there, so no point is moved off its true
+    value and a mixed position shows its mixture.
+    """
+    n = u.size
+    if n == 0:
+        return
+    positions, where = np.unique(np.stack([u, v], axis=1), axis=0, return_inverse=True)
+    where = where.ravel()
+    if n >= 20 and positions.shape[0] <= min(0.5 * n, _MAX_PIES):
+        counts = np.zeros((positions.shape[0], len(colours)))
+        np.add.at(counts, (where, codes), 1.0)
+        total = counts.sum(axis=1)
+        # area grows with the count (a little slower, so big piles stay inside the plot)
+        sizes = size * total ** 0.8
+        sizes *= min(1.0, 60.0 * size / sizes.max())
+        for p in np.argsort(-total, kind="stable"):
+            start = 0.25  # slices clockwise from twelve o'clock, in turns
+            for c in np.flatnonzero(counts[p]):
+                share = counts[p, c] / total[p]
+                if share >= 1.0:
+                    ax.scatter(*positions[p], s=sizes[p], color=colours[c], linewidths=0,
+                               zorder=3)
+                    break
+                angles = 2 * np.pi * np.linspace(start, start - share, 24)
+                verts = np.column_stack([np.cos(angles), np.sin(angles)])
+                verts = np.vstack([[0.0, 0.0], verts])
+                # matplotlib scales a marker to its largest coordinate; undo that
+                ax.scatter(*positions[p], marker=verts, s=sizes[p] * np.abs(verts).max() ** 2,
+                           color=colours[c], linewidths=0, zorder=3)
+                start -= share
+        return
+    # the rarer classes on top, so a few points of a minority class stay visible
+    order = np.argsort(-np.bincount(codes, minlength=len(colours))[codes], kind="stable")
+    ax.scatter(u[order], v[order], s=size, c=[colours[int(c)] for c in codes[order]],
+               linewidths=0, zorder=3)
+
+
+def _marker_size(n, scale=1.0):
+    return scale * float(np.clip(1500.0 / max(n, 1), 5.0, 30.0))
+
+
+# --------------------------------------------------------------------------- layout
+def _tidy_positions(children, widths, gap):
+    """x centre of every node: subtrees packed as close as their level extents allow.
+
+    Nodes are processed from the highest id down (a child's id is larger than its
+    parent's), each subtree keeping the left and right extent of each of its levels
+    relative to its root; the two subtrees of a node are pushed apart just enough
+    that no level overlaps, and the node is centred above them.
+    """
+    n = len(widths)
+    contour = [None] * n
+    offset = np.zeros(n)
+    for node in range(n - 1, -1, -1):
+        half = widths[node] / 2.0
+        kids = children[node]
+        if kids is None:
+            contour[node] = [(-half, half)]
+            continue
+        left, right = contour[kids[0]], contour[kids[1]]
+        shift = max(left[d][1] - right[d][0] for d in range(min(len(left), len(right)))) + gap
+        offset[kids[0]], offset[kids[1]] = -shift / 2.0, shift / 2.0
+        merged = [(-half, half)]
+        for d in range(max(len(left), len(right))):
+            spans = []
+            if d < len(left):
+                spans.append((left[d][0] - shift / 2.0, left[d][1] - shift / 2.0))
+            if d < len(right):
+                spans.append((right[d][0] + shift / 2.0, right[d][1] + shift / 2.0))
+            merged.append((min(s[0] for s in spans), max(s[1] for s in spans)))
+        contour[node] = merged
+        contour[kids[0]] = contour[kids[1]] = None  # free memory of large trees
+    x = np.zeros(n)
+    for node in range(n):
+        if children[node] is not None:
+            for kid in children[node]:
+                x[kid] = x[node] + offset[kid]
+    return x
+
+
+def _layout(children, depth, widths, heights, columns):
+    """Positions (x centre, y top) of every node, wrapping a tall tree into columns.
+
+    A long lopsided cascade (the paper's figure 8) is much taller than wide; its
+    levels are cut into ``columns`` bands of consecutive depths placed side by side,
+    the way the paper plots that tree in 3 columns. ``columns="auto"`` picks the
+    number of bands (of at least two levels each) whose picture is closest to a
+    1.6 : 1 landscape, for a tree whose unwrapped picture is clearly portrait and
+    taller than a screen.
+
+    Returns
+    -------
+    x, y_top : ndarray
+    band : ndarray of int
+        Column of every node.
+    width, height : float
+        Extent of the picture (x from 0, y from 0 down to -height).
+    """
+    x = _tidy_positions(children, widths, _GAP)
+    n_levels = int(depth.max()) + 1
+    # every level as tall as its tallest node: a level of leaves takes little room
+    level_h = np.zeros(n_levels)
+    np.maximum.at(level_h, depth, heights)
+    left, right = x - widths / 2.0, x + widths / 2.0
+
+    def arrange(k):
+        per = -(-n_levels // k)
+        band = depth // per
+        starts, cursor = [], 0.0
+        for b in range(k):
+            members = band == b
+            if not members.any():
+                starts.append((cursor, 0.0))
+                continue
+            lo = float(left[members].min())
+            starts.append((cursor - lo, float(right[members].max()) - lo))
+            cursor += starts[-1][1] + _BAND_GAP
+        width = cursor - _BAND_GAP
+        # top of each level inside its band
+        level_top = np.zeros(n_levels)
+        height = 0.0
+        for b in range(k):
+            top = 0.0
+            for d in range(b * per, min((b + 1) * per, n_levels)):
+                level_top[d] = -top
+                top += level_h[d] + _EDGE_SPACE
+            height = max(height, top - _EDGE_SPACE)
+        if k > 1:  # room for the labelled stubs of the edges into the next column
+            height += _STUB_SPACE
+        return per, band, starts, width, height, level_top
+
+    k = 1
+    if columns == "auto":
+        _, _, _, width, height, _ = arrange(1)
+        # only a clearly tall tree is wrapped; then the band count closest to landscape
+        if width / height < _WRAP_BELOW and height > _WRAP_HEIGHT:
+            best = None
+            for k in range(2, n_levels // 2 + 1):
+                _, _, _, width, height, _ = arrange(k)
+                score = abs(np.log(width / height / _TARGET_ASPECT))
+                if best is None or score < best[0] - 1e-9:
+                    best = (score, k)
+            k = 1 if best is None else best[1]
+    else:
+        k = min(int(columns), n_levels)
+    _per, band, starts, width, height, level_top = arrange(k)
+    xs = np.array([x[i] + starts[band[i]][0] for i in range(len(x))])
+    return xs, level_top[depth], band, width, height
+
+
+# --------------------------------------------------------------------------- plot_tree
+def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, ax=None, *,
+              max_depth=None, second_feature="best", columns="auto", decimals=3,
+              max_points=1000, fontsize=7.5, target_name="target", random_state=0):
+    """Draw the tree top down, with a scatter plot of its samples at every decision node.
+
+    Parameters
+    ----------
+    estimator : BivariateTreeClassifier or BivariateTreeRegressor
+        A fitted estimator.
+    X : array-like of shape (n_samples, n_features), default=None
+        Samples to draw (typically the training data). Each decision node shows
+        the samples that reach it on its features, with its test as a line and the
+        side where the test holds shaded. Without ``X`` decision nodes are text.
+    y : array-like of shape (n_samples,), default=None
+        Labels of ``X``: points are coloured by class (by value for a regressor)
+        and ``|R|`` / ``L`` count these samples; without ``y`` points are grey
+        and the counts are the training statistics stored in the tree.
+    feature_names : sequence of str, default=None
+        Defaults to ``feature_names_in_`` or ``x0, x1, ...``.
+    class_names : sequence of str, default=None
+        Display names of ``classes_``.
+    ax : matplotlib Axes, default=None
+        Draw there (its aspect is set to equal); by default a new figure sized so
+        that every plot and label keeps a readable size.
+    max_depth : int, default=None
+        Draw nodes down to this depth; deeper subtrees appear as a "..." box.
+    second_feature : "best", "strip", str or int, default="best"
+        How a univariate node is drawn: against the other feature that best splits
+        its samples ("best"), as a strip plot of its feature by class ("strip";
+        by target value for a regressor), or against a given feature.
+    columns : "auto" or int, default="auto"
+        Cut the levels of a tall tree into this many side-by-side columns (an edge
+        into the next column is marked "→ #id" at the parent and "from #id" at the
+        child); "auto" picks the count whose picture is closest to landscape.
+    decimals : int, default=3
+        Significant digits of the rules.
+    max_points : int, default=1000
+        Most points per node plot (a random subset above that).
+    fontsize : float, default=7.5
+    target_name : str, default="target"
+        Axis label of the target in strip plots of a regressor.
+    random_state : int, default=0
+        Seeds point subsets and strip-plot jitter, so the picture is reproducible.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes holding the tree (``ax.figure`` is the figure). Each node's
+        scatter plot is a child axes labelled ``"node <id>"``; in it the split
+        line has gid ``"split"`` and the shaded side gid ``"yes-region"``.
+
+    Notes
+    -----
+    Every node shows ``#id`` (the ids of ``apply`` and :func:`plot_split`), the
+    number of samples ``|R|`` and the error ``L`` it would make as a leaf
+    (misclassified samples; for a regressor the mean squared error), as in the
+    figures of Kairgeldin & Carreira-Perpinan.
+    """
+    check_is_fitted(estimator, "tree_")
+    plt = _pyplot()
+    from matplotlib.colors import Normalize
+    from matplotlib.lines import Line2D
+
+    tree = estimator.tree_
+    names = _names(estimator, feature_names)
+    labels = _class_labels(estimator, class_names)
+    label_text = None if labels is None else [str(c) for c in labels]
+    second = _check_second_feature(second_feature, names)
+    if columns != "auto" and not (isinstance(columns, (int, np.integer)) and columns >= 1):
+        raise ValueError(f"columns must be 'auto' or an integer >= 1, got {columns!r}")
+    if max_depth is not None and not (isinstance(max_depth, (int, np.integer))
+                                      and max_depth >= 0):
+        raise ValueError(f"max_depth must be None or an integer >= 0, got {max_depth!r}")
+    data = _Data(estimator, X, y)
+    rng = np.random.default_rng(random_state)
+    classifier = labels is not None
+    colours = _class_colours(len(labels)) if classifier else None
+    cmap = plt.get_cmap("viridis")
+    norm = None
+    if data.values is not None:
+        norm = Normalize(float(data.values.min()), float(data.values.max()))
+    elif not classifier:
+        leaf_values = tree.value[tree.is_leaf, 0]
+        norm = Normalize(float(leaf_values.min()), float(leaf_values.max()))
+
+    # ---- which nodes, and what each one is
+    depth_all = tree.node_depth
+    limit = np.iinfo(np.int64).max if max_depth is None else int(max_depth)
+    order = [n for n in range(tree.node_count) if depth_all[n] <= limit + 1]
+    new_id = {n: i for i, n in enumerate(order)}
+    kinds, texts, widths, heights, children = [], [], [], [], []
+    char_w = fontsize * 0.55 / 72.0  # inches per character, to wrap rules
+    measure = _text_measurer(fontsize)
+    pad = _BOX_PAD * fontsize / 72.0
+    for node in order:
+        leaf = tree.children_left[node] == TREE_LEAF
+        n, err = _node_stats(estimator, data, node)
+        stats = _stats_text(estimator, n, err)
+        if depth_all[node] == limit + 1 and not leaf:
+            n_below = _count_subtree(tree, node) - 1
+            lines = [f"#{node}  ... {n_below} more nodes", stats]
+            kinds.append("more")
+        elif leaf:
+            value = tree.value[node]
+            if classifier:
+                what = f"class: {label_text[int(np.argmax(value))]}"
+            else:
+                what = f"value: {_number(value[0], decimals)}"
+            lines = [f"#{node}", what, stats]
+            kinds.append("leaf")
+        else:
+            rule = _pretty(format_rule(tree.features[node], tree.weights[node],
+                                       tree.threshold[node], names, decimals))
+            if data.has_data:
+                width_chars = int((_DEC_WIDTH - 0.1) / char_w)
+                lines = [f"#{node}   {stats}"] + _wrap(rule, width_chars)
+                kinds.append("plot")
+            else:
+                lines = [f"#{node}"] + _wrap(rule, 40) + [stats]
+                kinds.append("text")
+        texts.append(lines)
+        if kinds[-1] == "plot":
+            w, h = measure(_escape("\n".join(lines[1:])), _RULE_SPACING, "normal")
+            widths.append(max(_DEC_WIDTH, w + 0.1))
+            heights.append(_TITLE_H + _PLOT_SIDE + _XLABEL_H + h)
+        else:
+            w, h = measure(_escape("\n".join(lines)), _BOX_SPACING,
+                           "bold" if kinds[-1] == "text" else "normal")
+            widths.append(w + 2 * pad + 0.04)
+            heights.append(h + 2 * pad + 0.02)
+        kids = None
+        if not leaf and depth_all[node] <= limit:
+            kids = (new_id[tree.children_left[node]], new_id[tree.children_right[node]])
+        children.append(kids)
+    widths = np.asarray(widths)
+    heights = np.asarray(heights)
+    depth = depth_all[order]
+    xs, ys, band, width, height = _layout(children, depth, widths, heights, columns)
+
+    # ---- the canvas: one data unit is one inch
+    x_lo, x_hi = -_MARGIN, width + _MARGIN
+    legend = (classifier and data.has_data) or not classifier
+    header = _HEADER if legend else (0.3 if band.max() > 0 else 0.0)
+    y_lo, y_hi = -height - _MARGIN, header + _MARGIN
+    if ax is None:
+        fig = plt.figure(figsize=(x_hi - x_lo, y_hi - y_lo))
+        ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(y_lo, y_hi)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+
+    # ---- edges
+    bottoms = ys - heights
+    for i, kids in enumerate(children):
+        if kids is None:
+            continue
+        for kid, answer in zip(kids, ("yes", "no")):
+            if band[kid] == band[i]:
+                x0, y0, x1, y1 = xs[i], bottoms[i] - 0.03, xs[kid], ys[kid] + 0.03
+                ax.plot([x0, x1], [y0, y1], color="0.45", lw=0.9, zorder=1)
+                ax.text(x0 + 0.4 * (x1 - x0), y0 + 0.4 * (y1 - y0), answer,
+                        fontsize=fontsize, ha="center", va="center", zorder=2,
+                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
+            else:
+                # the child starts the next column: a labelled stub at both ends
+                dx = -0.3 if answer == "yes" else 0.3
+                ax.annotate("", xy=(xs[i] + dx, bottoms[i] - 0.3), xytext=(xs[i], bottoms[i]),
+                            arrowprops={"arrowstyle": "->", "color": "0.45", "lw": 0.9})
+                ax.text(xs[i] + dx, bottoms[i] - 0.32, f"{answer} → #{order[kid]}",
+                        fontsize=fontsize, ha="right" if answer == "yes" else "left",
+                        va="top", color="0.2")
+                ax.text(xs[kid], ys[kid] + 0.04, f"from #{order[i]} ({answer}) ↓",
+                        fontsize=fontsize, ha="center", va="bottom", color="0.2")
+
+    # ---- nodes
+    for i, node in enumerate(order):
+        lines = [_escape(s) for s in texts[i]]
+        kind = kinds[i]
+        if kind == "plot":
+            ax.text(xs[i], ys[i], lines[0], fontsize=fontsize, ha="center", va="top",
+                    fontweight="bold")
+            bounds = [xs[i] - _PLOT_SIDE / 2 + _PLOT_SHIFT, ys[i] - _TITLE_H - _PLOT_SIDE,
+                      _PLOT_SIDE, _PLOT_SIDE]
+            inset = ax.inset_axes(bounds, transform=ax.transData)
+            inset.set_label(f"node {node}")
+            view = _make_view(estimator, data, node, names, second, rng, decimals,
+                              target_name)
+            _draw_scatter(inset, view, data, colours, norm, cmap,
+                          _marker_size(view.u.size), fontsize - 0.5, label_text,
+                          max_points, rng)
+            ax.text(xs[i], ys[i] - _TITLE_H - _PLOT_SIDE - _XLABEL_H, "\n".join(lines[1:]),
+                    fontsize=fontsize, ha="center", va="top", linespacing=_RULE_SPACING)
+            continue
+        face, edge = "white", "0.4"
+        if kind == "leaf":
+            value = tree.value[node]
+            if classifier:
+                base = colours[int(np.argmax(value))]
+                face = tuple(1 - 0.25 * (1 - c) for c in base[:3])
+                edge = base
+            else:
+                face = tuple(1 - 0.35 * (1 - c) for c in cmap(norm(value[0]))[:3])
+        elif kind == "more":
+            face = "0.94"
+        ax.text(xs[i], ys[i] - pad - 0.01, "\n".join(lines), fontsize=fontsize, ha="center",
+                va="top", linespacing=_BOX_SPACING, zorder=3,
+                fontweight="bold" if kind == "text" else "normal",
+                bbox={"boxstyle": f"round,pad={_BOX_PAD}", "fc": face, "ec": edge, "lw": 1.0})
+
+    # ---- legend or colour bar in the header
+    if classifier and data.has_data:
+        handles = [Line2D([], [], marker="o", ls="", color=c, markersize=6) for c in colours]
+        ax.legend(handles, [_escape(c) for c in label_text], loc="upper left",
+                  bbox_to_anchor=(0.0, _HEADER), bbox_transform=ax.transData,
+                  ncol=min(len(handles), 8), fontsize=fontsize + 0.5, frameon=False,
+                  handletextpad=0.2, columnspacing=1.0, borderaxespad=0.0)
+    elif not classifier and norm is not None:
+        from matplotlib.cm import ScalarMappable
+
+        cax = ax.inset_axes([0.05, _HEADER - 0.2, min(2.4, width * 0.5), 0.1],
+                            transform=ax.transData)
+        bar = ax.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=cax,
+                                 orientation="horizontal")
+        bar.ax.tick_params(labelsize=fontsize - 1, length=2, pad=1)
+        cax.set_title(_escape(target_name), fontsize=fontsize, pad=2, loc="left")
+    return ax
+
+
+def _text_measurer(fontsize):
+    """``measure(text, linespacing, weight) -> (width, height)`` in inches, as drawn."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(dpi=72)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+
+    def measure(text, linespacing, weight):
+        artist = fig.text(0, 0, text, fontsize=fontsize, linespacing=linespacing,
+                          fontweight=weight)
+        box = artist.get_window_extent(renderer)
+        artist.remove()
+        return box.width / 72.0, box.height / 72.0
+
+    return measure
+
+
+def _count_subtree(tree, node):
+    count, stack = 0, [node]
+    while stack:
+        n = stack.pop()
+        count += 1
+        if tree.children_left[n] != TREE_LEAF:
+            stack.extend((tree.children_left[n], tree.children_right[n]))
+    return count
+
+
+# --------------------------------------------------------------------------- plot_split
+def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=None, ax=None,
+               *, second_feature="best", decimals=4, max_points=5000, fontsize=10,
+               target_name="target", random_state=0):
+    """Draw one decision node large: its samples, its test as a line, the rule in the title.
+
+    Parameters
+    ----------
+    estimator : BivariateTreeClassifier or BivariateTreeRegressor
+        A fitted estimator.
+    node_id : int
+        A decision node (the ids of ``apply``, :func:`plot_tree` and ``export_rules``).
+    X : array-like of shape (n_samples, n_features)
+        Samples; those reaching the node are drawn.
+    y : array-like of shape (n_samples,), default=None
+        Their labels (class colours, or a colour scale for a regressor).
+    feature_names, class_names : sequence of str, default=None
+    ax : matplotlib Axes, default=None
+    second_feature : "best", "strip", str or int, default="best"
+        How a univariate node is drawn (see :func:`plot_tree`).
+    decimals : int or None, default=4
+        Significant digits of the rule in the title (``None``: exact).
+    max_points : int, default=5000
+    fontsize : float, default=10
+    target_name : str, default="target"
+    random_state : int, default=0
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The split line has gid ``"split"`` and the side where the test holds
+        (samples go to the left child) gid ``"yes-region"``.
+    """
+    check_is_fitted(estimator, "tree_")
+    plt = _pyplot()
+    from matplotlib.colors import Normalize
+    from matplotlib.lines import Line2D
+
+    tree = estimator.tree_
+    if not (isinstance(node_id, (int, np.integer)) and not isinstance(node_id, bool)
+            and 0 <= node_id < tree.node_count):
+        raise ValueError(f"node_id must be an integer in [0, {tree.node_count}), "
+                         f"got {node_id!r}")
+    node_id = int(node_id)
+    if tree.children_left[node_id] == TREE_LEAF:
+        decision = np.flatnonzero(~tree.is_leaf).tolist()
+        raise ValueError(f"node {node_id} is a leaf; plot_split draws decision nodes: "
+                         f"{decision[:20]}{' ...' if len(decision) > 20 else ''}")
+    if X is None:
+        raise ValueError("plot_split needs the samples X")
+    names = _names(estimator, feature_names)
+    labels = _class_labels(estimator, class_names)
+    label_text = None if labels is None else [str(c) for c in labels]
+    second = _check_second_feature(second_feature, names)
+    data = _Data(estimator, X, y)
+    rng = np.random.default_rng(random_state)
+    colours = _class_colours(len(labels)) if labels is not None else None
+    cmap = plt.get_cmap("viridis")
+    norm = None
+    if data.values is not None:
+        norm = Normalize(float(data.values.min()), float(data.values.max()))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 5.6), layout="constrained")
+    view = _make_view(estimator, data, node_id, names, second, rng, decimals, target_name)
+    _draw_scatter(ax, view, data, colours, norm, cmap, _marker_size(view.u.size, 2.5),
+                  fontsize, label_text, max_points, rng)
+
+    rule = format_rule(tree.features[node_id], tree.weights[node_id], tree.threshold[node_id],
+                       names, decimals)
+    ratio = ratio_rule(tree.features[node_id], tree.weights[node_id],
+                       float(tree.threshold[node_id]), "<=", names,
+                       _feature_signs(data.X, tree.n_features), decimals)
+    title = f"node #{node_id}: {_pretty(rule)}"
+    if ratio is not None:
+        title += f"\n(that is, {_pretty(ratio)})"
+    ax.set_title(_escape(title), fontsize=fontsize + 1)
+
+    # the count and error of each side, written inside its region
+    left, right = tree.children_left[node_id], tree.children_right[node_id]
+    box = (*ax.get_xlim(), *ax.get_ylim())
+    rect = [(box[0], box[2]), (box[1], box[2]), (box[1], box[3]), (box[0], box[3])]
+    for child, keep_le, answer in ((left, True, "yes"), (right, False, "no")):
+        poly = _clip_half_plane(rect, view.a, view.b, view.t, keep_le)
+        if len(poly) < 3:
+            continue
+        n, err = _node_stats(estimator, data, child)
+        cx, cy = np.mean(poly, axis=0)
+        ax.text(cx, cy, _escape(f"{answer} → #{child}\n{_stats_text(estimator, n, err)}"),
+                fontsize=fontsize - 1, ha="center", va="center", zorder=5,
+                bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": "0.6", "alpha": 0.85})
+    if labels is not None and data.codes is not None:
+        counts = np.bincount(data.codes[view.rows], minlength=len(labels))
+        handles = [Line2D([], [], marker="o", ls="", color=c, markersize=7) for c in colours]
+        ax.legend(handles, [_escape(f"{c} ({k})") for c, k in zip(label_text, counts)],
+                  fontsize=fontsize - 1, loc="best", framealpha=0.85)
+    elif norm is not None:
+        from matplotlib.cm import ScalarMappable
+
+        bar = ax.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax)
+        bar.set_label(_escape(target_name), fontsize=fontsize)
+    return ax

@@ -1,0 +1,594 @@
+"""Exact rotational sweep: the best linear split of points in the plane.
+
+For points ``(u_i, v_i)`` with additive statistics ``stats[i]`` and an
+objective ``f(left, right)`` of the two sides' summed statistics, find the line
+that minimises ``f`` over **every** partition of the points by a line.
+
+The points are projected on ``u + s v`` and the slope ``s`` sweeps the real
+line. At ``s = -inf`` the order of the projections is ``v`` descending (ties:
+``u`` ascending); the order changes only at the critical slopes
+``s = (u_b - u_a) / (v_a - v_b)`` where two points project equally, and there
+the two points, adjacent in the order, swap. A swap at sorted positions
+``p, p + 1`` changes the prefix ``{first p + 1 points}`` and no other, so the
+objective of one cut is updated per swap. The next swap is the smallest
+critical slope among adjacent pairs, kept in an indexed binary heap over the
+``m - 1`` positions, so the whole sweep is ``m (m - 1) / 2`` swaps of
+``O(log m)`` each: ``O(n^2 log n)`` time and ``O(n d)`` memory.
+
+Exactness on degenerate data:
+
+* duplicate points are merged first (their statistics summed): they never
+  separate;
+* ``k > 2`` collinear points tie at the same critical slope, and between the
+  slopes just below and just above it their block of the order reverses. The
+  swaps of one slope are all applied before any cut is evaluated again, so a
+  partition is only scored for an order that exists on an open interval of
+  slopes (a half-reversed block is not realizable by any line). The critical
+  slope of a pair is one correctly rounded division of the coordinate
+  differences, so collinear points whose differences are exact (integer or
+  dyadic data) get bit-identical slopes; slopes closer than
+  :data:`SLOPE_TOL` (points collinear in decimal, not quite in binary) are
+  one slope as well;
+* the two ends of the sweep are different intervals: pairs with ``v_a == v_b``
+  swap only at the vertical direction, so ``s < s_first`` and ``s > s_last``
+  are scored separately.
+
+Every linear bipartition of a finite point set is strict on an open set of
+directions, hence appears as a cut of the order on one of the open slope
+intervals; the sweep scores all of them and returns a direction strictly
+inside the winning interval (its midpoint, in angle when it is unbounded) with
+a threshold halfway between the two projections around the cut.
+
+:func:`best_split_2d` is the reusable solver (tree alternating optimization
+calls it with its own objective); :func:`sweep_search` runs it over the
+feature pairs of a tree node in parallel for the ``"optimal"`` splitter.
+"""
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit, prange
+from numba.core import types
+from numba.extending import intrinsic, overload
+
+from .._config import ENTROPY, GINI, MISCLASSIFICATION, NUMBA_OPTS, SQUARED_ERROR
+from .._kernels.criteria import midpoint_threshold, xlogx
+
+_INV_LN2 = 1.0 / math.log(2.0)
+
+#: swaps between two looks at the stop flag.
+_STOP_CHECK_EVERY = 4096
+#: critical slopes closer than this (relative) are one slope. Points written in
+#: decimals are collinear in decimal but not in binary; the line that would
+#: separate them exists only to the last bit, and no stored rule reproduces it.
+SLOPE_TOL = 1e-12
+
+
+# ------------------------------------------------------------------ stop flag
+@intrinsic
+def load_flag(typingctx, flag):
+    """Atomic read of ``flag[0]`` (int64), so a loop sees another thread's write.
+
+    A plain load could be hoisted out of a loop by the compiler; an atomic load
+    cannot. A Python timer thread sets the flag while the kernel, compiled with
+    ``nogil``, runs.
+    """
+    if not (isinstance(flag, types.Array) and flag.dtype == types.int64):
+        return None
+    sig = types.int64(flag)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.load_atomic(ary.data, ordering="monotonic", align=8)
+
+    return sig, codegen
+
+
+# ----------------------------------------------------------------- objectives
+# Built-in objectives, chosen by an integer code so that the kernels compile
+# (and are cached on disk) once. ``left`` and ``right`` are the summed
+# statistics of the two sides; ``params = [min_samples_leaf, min_weight_leaf]``.
+# The last statistics column is the number of samples; the value is ``inf`` for
+# a side that breaks the leaf constraints (or has no weight).
+
+#: weighted 0/1 loss of a binary pseudolabel task (tree alternating optimization).
+ZERO_ONE = 4
+
+#: objective names understood by :func:`best_split_2d`.
+OBJECTIVE_CODES = {"gini": GINI, "entropy": ENTROPY, "misclassification": MISCLASSIFICATION,
+                   "squared_error": SQUARED_ERROR, "zero_one": ZERO_ONE}
+
+
+@njit(**NUMBA_OPTS)
+def frequency_weighted_impurity(counts, n_classes, criterion):
+    """``w * i(counts / w)`` for class weights ``counts[:n_classes]``: gini, entropy (bits),
+    misclassification. Zero for an empty side."""
+    w = 0.0
+    for c in range(n_classes):
+        w += counts[c]
+    if w <= 0.0:
+        return 0.0
+    if criterion == GINI:
+        s = 0.0
+        for c in range(n_classes):
+            s += counts[c] * counts[c]
+        return w - s / w
+    if criterion == ENTROPY:
+        h = xlogx(w)
+        for c in range(n_classes):
+            h -= xlogx(counts[c])
+        return h * _INV_LN2
+    m = 0.0
+    for c in range(n_classes):
+        if counts[c] > m:
+            m = counts[c]
+    return w - m
+
+
+@njit(**NUMBA_OPTS)
+def builtin_objective(code, left, right, params):
+    """Value of a partition for a built-in objective.
+
+    ============================  ==========================================
+    code                          statistics columns, value
+    ============================  ==========================================
+    gini, entropy,                ``[class weights..., count]``; weighted
+    misclassification             child impurity ``w_L i(L) + w_R i(R)``
+    squared_error                 ``[w, w y, w y^2, count]``; within-side
+                                  sum of squares
+    :data:`ZERO_ONE`              ``[weight preferring left, weight
+                                  preferring right, count]``; the weight
+                                  sent to the side it does not prefer
+    ============================  ==========================================
+    """
+    d = left.shape[0] - 1
+    if left[d] < params[0] or right[d] < params[0]:
+        return np.inf
+    if code == ZERO_ONE:
+        return left[1] + right[0]
+    if code == SQUARED_ERROR:
+        if left[0] <= 0.0 or right[0] <= 0.0 or left[0] < params[1] or right[0] < params[1]:
+            return np.inf
+        return ((left[2] - left[1] * left[1] / left[0])
+                + (right[2] - right[1] * right[1] / right[0]))
+    wl = 0.0
+    wr = 0.0
+    for c in range(d):
+        wl += left[c]
+        wr += right[c]
+    if wl <= 0.0 or wr <= 0.0 or wl < params[1] or wr < params[1]:
+        return np.inf
+    return (frequency_weighted_impurity(left, d, code)
+            + frequency_weighted_impurity(right, d, code))
+
+
+def _evaluate(objective, left, right, params):
+    """Objective of a partition: a built-in code, or a numba function (see :func:`overload`)."""
+    raise NotImplementedError  # pragma: no cover - only compiled through the overload
+
+
+@overload(_evaluate, **NUMBA_OPTS)
+def _evaluate_overload(objective, left, right, params):
+    if isinstance(objective, types.Integer):
+        def impl(objective, left, right, params):
+            return builtin_objective(objective, left, right, params)
+        return impl
+
+    def call(objective, left, right, params):
+        return objective(left, right, params)
+    return call
+
+
+def node_statistics(labels, targets, sample_weight, n_classes, criterion):
+    """Per-sample statistics of a node for the built-in objective of ``criterion``.
+
+    Classification: one-hot class weights then a count column; regression:
+    ``[w, w y, w y^2, 1]``.
+    """
+    n = sample_weight.shape[0]
+    if criterion == SQUARED_ERROR:
+        stats = np.empty((n, 4))
+        stats[:, 0] = sample_weight
+        stats[:, 1] = sample_weight * targets
+        stats[:, 2] = sample_weight * targets * targets
+        stats[:, 3] = 1.0
+        return stats
+    stats = np.zeros((n, n_classes + 1))
+    stats[np.arange(n), labels] = sample_weight
+    stats[:, n_classes] = 1.0
+    return stats
+
+
+# ---------------------------------------------------------------- indexed heap
+@njit(**NUMBA_OPTS)
+def _before(key, a, b):
+    """Heap order: smaller key first, then smaller position (a fixed, deterministic order)."""
+    return key[a] < key[b] or (key[a] == key[b] and a < b)
+
+
+@njit(**NUMBA_OPTS)
+def _sift_up(heap, where, key, i):
+    while i > 0:
+        parent = (i - 1) >> 1
+        if _before(key, heap[i], heap[parent]):
+            heap[i], heap[parent] = heap[parent], heap[i]
+            where[heap[i]] = i
+            where[heap[parent]] = parent
+            i = parent
+        else:
+            break
+
+
+@njit(**NUMBA_OPTS)
+def _sift_down(heap, where, key, i, size):
+    while True:
+        left = 2 * i + 1
+        if left >= size:
+            break
+        child = left
+        if left + 1 < size and _before(key, heap[left + 1], heap[left]):
+            child = left + 1
+        if _before(key, heap[child], heap[i]):
+            heap[i], heap[child] = heap[child], heap[i]
+            where[heap[i]] = i
+            where[heap[child]] = child
+            i = child
+        else:
+            break
+
+
+@njit(**NUMBA_OPTS)
+def _set_key(heap, where, key, p, value, size):
+    old = key[p]
+    key[p] = value
+    if value < old:
+        _sift_up(heap, where, key, where[p])
+    elif value > old:
+        _sift_down(heap, where, key, where[p], size)
+
+
+@njit(**NUMBA_OPTS)
+def _swap_slope(u, v, a, b):
+    """Slope at which ``a`` (sorted before ``b``) and ``b`` swap; ``inf`` if they never will."""
+    if v[a] > v[b]:
+        return (u[b] - u[a]) / (v[a] - v[b])
+    return np.inf
+
+
+# ---------------------------------------------------------------- the solver
+@njit(**NUMBA_OPTS)
+def merge_points(u, v, stats):
+    """Merge identical points, summing their statistics.
+
+    Returns ``(mu, mv, mstats)`` in the sweep's initial order: ``v`` descending,
+    ties by ``u`` ascending.
+    """
+    n = u.shape[0]
+    order = np.argsort(u, kind="mergesort")
+    neg_v = np.empty(n)
+    for p in range(n):
+        neg_v[p] = -v[order[p]]
+    order = order[np.argsort(neg_v, kind="mergesort")]
+    d = stats.shape[1]
+    mu = np.empty(n)
+    mv = np.empty(n)
+    mstats = np.zeros((n, d))
+    m = -1
+    for p in range(n):
+        i = order[p]
+        if m < 0 or u[i] != mu[m] or v[i] != mv[m]:
+            m += 1
+            mu[m] = u[i]
+            mv[m] = v[i]
+        for c in range(d):
+            mstats[m, c] += stats[i, c]
+    m += 1
+    return mu[:m].copy(), mv[:m].copy(), mstats[:m].copy()
+
+
+@njit(**NUMBA_OPTS)
+def _interval_direction(s_lo, s_hi):
+    """A direction ``(wu, wv)``, a positive multiple of ``(1, s)``, with ``s`` strictly
+    inside ``(s_lo, s_hi)`` (ends may be infinite), and ``max(|wu|, |wv|) = 1``."""
+    if math.isfinite(s_lo) and math.isfinite(s_hi):
+        s = s_lo + (s_hi - s_lo) / 2.0
+        if not (s_lo < s < s_hi):
+            s = s_lo / 2.0 + s_hi / 2.0
+        if abs(s) <= 1.0:
+            return 1.0, s
+        return 1.0 / abs(s), s / abs(s)
+    # an unbounded end: halve the angle instead (the slope midpoint does not exist)
+    t_lo = -math.pi / 2.0 if not math.isfinite(s_lo) else math.atan(s_lo)
+    t_hi = math.pi / 2.0 if not math.isfinite(s_hi) else math.atan(s_hi)
+    t = t_lo + (t_hi - t_lo) / 2.0
+    wu = math.cos(t)
+    wv = math.sin(t)
+    scale = max(abs(wu), abs(wv))
+    return wu / scale, wv / scale
+
+
+@njit(**NUMBA_OPTS)
+def sweep_pair(u, v, stats, objective, params, stop):
+    """Best split of the points ``(u_i, v_i)`` by a line, for ``objective``.
+
+    Parameters
+    ----------
+    u, v : float64 (n,)
+        Coordinates.
+    stats : float64 (n, d)
+        Additive statistics of each point.
+    objective : int or numba function
+        Code of a built-in objective (:func:`builtin_objective`), or a function
+        ``(left, right, params) -> float`` of the summed statistics of each
+        side; lower is better, ``inf`` for a forbidden partition.
+    params : float64 array
+        Passed through to ``objective``.
+    stop : int64 (1,)
+        The sweep gives up (``complete = False``) once ``stop[0]`` is non-zero.
+
+    Returns
+    -------
+    optimum : float
+        Best objective over all cuts seen (``inf`` if none was finite).
+    wu, wv : float
+        Direction of the best cut: ``left iff wu * u + wv * v <= threshold``.
+    threshold : float
+    value : float
+        Objective of the partition the returned rule makes (``optimum`` up to
+        rounding of the projections).
+    n_swaps : int
+        Number of swaps (critical events) processed.
+    complete : bool
+    """
+    mu, mv, ms = merge_points(u, v, stats)
+    m = mu.shape[0]
+    d = ms.shape[1]
+    total = np.zeros(d)
+    for i in range(m):
+        for c in range(d):
+            total[c] += ms[i, c]
+    if m < 2:
+        return np.inf, 1.0, 0.0, 0.0, np.inf, 0, True
+    n_cuts = m - 1
+    perm = np.arange(m)
+    prefix = np.empty((n_cuts, d))
+    for c in range(d):
+        prefix[0, c] = ms[0, c]
+    for p in range(1, n_cuts):
+        for c in range(d):
+            prefix[p, c] = prefix[p - 1, c] + ms[p, c]
+    right = np.empty(d)
+
+    # indexed heap of the next swap slope of each adjacent pair
+    key = np.empty(n_cuts)
+    heap = np.arange(n_cuts)
+    where = np.arange(n_cuts)
+    for p in range(n_cuts):
+        key[p] = _swap_slope(mu, mv, p, p + 1)
+    for i in range(n_cuts // 2 - 1, -1, -1):
+        _sift_down(heap, where, key, i, n_cuts)
+
+    best = np.inf
+    best_cut = -1
+    best_lo = -np.inf
+    best_hi = np.inf
+    # the order at s -> -inf, valid until the first swap
+    first = key[heap[0]]
+    for p in range(n_cuts):
+        for c in range(d):
+            right[c] = total[c] - prefix[p, c]
+        val = _evaluate(objective, prefix[p], right, params)
+        if val < best:
+            best = val
+            best_cut = p
+            best_hi = first
+
+    dirty = np.zeros(n_cuts, dtype=np.bool_)
+    dirty_list = np.empty(n_cuts, dtype=np.int64)
+    n_dirty = 0
+    s_last = -np.inf
+    n_swaps = 0
+    next_check = _STOP_CHECK_EVERY
+    complete = True
+    while True:
+        p = heap[0]
+        s = key[p]
+        if s_last == -np.inf or s > s_last + SLOPE_TOL * (1.0 + abs(s_last)):
+            # a new critical slope: the order now is that of the open interval
+            # (s_last, s); score the cuts the previous slope's swaps changed
+            for q in range(n_dirty):
+                c0 = dirty_list[q]
+                dirty[c0] = False
+                for c in range(d):
+                    right[c] = total[c] - prefix[c0, c]
+                val = _evaluate(objective, prefix[c0], right, params)
+                if val < best:
+                    best = val
+                    best_cut = c0
+                    best_lo = s_last
+                    best_hi = s
+            n_dirty = 0
+            if s == np.inf:
+                break
+            s_last = s
+            if n_swaps >= next_check:
+                next_check = n_swaps + _STOP_CHECK_EVERY
+                if load_flag(stop) != 0:
+                    complete = False
+                    break
+        a = perm[p]
+        b = perm[p + 1]
+        perm[p] = b
+        perm[p + 1] = a
+        for c in range(d):
+            prefix[p, c] += ms[b, c] - ms[a, c]
+        if not dirty[p]:
+            dirty[p] = True
+            dirty_list[n_dirty] = p
+            n_dirty += 1
+        n_swaps += 1
+        _set_key(heap, where, key, p, np.inf, n_cuts)
+        if p > 0:
+            _set_key(heap, where, key, p - 1, _swap_slope(mu, mv, perm[p - 1], b), n_cuts)
+        if p + 1 < n_cuts:
+            _set_key(heap, where, key, p + 1, _swap_slope(mu, mv, a, perm[p + 2]), n_cuts)
+
+    if best_cut < 0:
+        return np.inf, 1.0, 0.0, 0.0, np.inf, n_swaps, complete
+    wu, wv = _interval_direction(best_lo, best_hi)
+    proj = np.empty(m)
+    for i in range(m):
+        proj[i] = wu * mu[i] + wv * mv[i]
+    order = np.argsort(proj)
+    threshold = midpoint_threshold(proj[order[best_cut]], proj[order[best_cut + 1]])
+    # the objective of what the rule actually does with these doubles
+    left = np.zeros(d)
+    for i in range(m):
+        if proj[i] <= threshold:
+            for c in range(d):
+                left[c] += ms[i, c]
+    for c in range(d):
+        right[c] = total[c] - left[c]
+    value = _evaluate(objective, left, right, params)
+    return best, wu, wv, threshold, value, n_swaps, complete
+
+
+Split2D = namedtuple("Split2D", ["value", "weights", "threshold", "left", "optimum",
+                                 "n_swaps"])
+Split2D.__doc__ = """Result of :func:`best_split_2d`.
+
+Attributes
+----------
+value : float
+    Objective of the returned rule's partition.
+weights : ndarray (2,)
+    ``left iff weights[0] * u + weights[1] * v <= threshold``.
+threshold : float
+left : ndarray of bool (n,)
+    The partition the rule makes of the input points.
+optimum : float
+    Exact optimum over all line partitions (``value`` equals it unless the
+    projections on the returned direction round two points into the wrong order).
+n_swaps : int
+    Critical events the sweep processed.
+"""
+
+
+def best_split_2d(points, stats, objective, params=None):
+    """Exact best split of 2-D points by a line, for an objective of additive statistics.
+
+    Parameters
+    ----------
+    points : array-like of shape (n, 2)
+        Finite coordinates.
+    stats : array-like of shape (n, d)
+        Additive statistics of each point (e.g. one-hot class weights); the
+        objective sees their sums over each side.
+    objective : str, int or numba ``@njit`` function
+        A built-in objective by name (``"gini"``, ``"entropy"``,
+        ``"misclassification"``, ``"squared_error"``, ``"zero_one"``; layouts
+        of ``stats`` in :func:`builtin_objective`, which reads ``params =
+        [min_samples_leaf, min_weight_leaf]``), or any numba function
+        ``f(left, right, params) -> float`` of the summed statistics of the two
+        sides: lower is better, ``inf`` forbids a partition. A function is
+        compiled on first use in each process (the built-ins are cached).
+    params : array-like of float, default=None
+        Passed to the objective (``[1, 0]`` when None).
+
+    Returns
+    -------
+    Split2D
+    """
+    points = np.asarray(points, dtype=np.float64)
+    if points.ndim != 2 or points.shape[1] != 2:
+        raise ValueError(f"points must have shape (n, 2), got {points.shape}")
+    if points.shape[0] < 2:
+        raise ValueError("points must hold at least two points")
+    if not np.all(np.isfinite(points)):
+        raise ValueError("points contain NaN or infinity")
+    stats = np.asarray(stats, dtype=np.float64)
+    if stats.ndim != 2 or stats.shape[0] != points.shape[0] or stats.shape[1] < 1:
+        raise ValueError(f"stats must have shape (n, d) with n = {points.shape[0]}, got "
+                         f"{stats.shape}")
+    if not np.all(np.isfinite(stats)):
+        raise ValueError("stats contain NaN or infinity")
+    if isinstance(objective, str):
+        if objective not in OBJECTIVE_CODES:
+            raise ValueError(f"unknown objective {objective!r}; choose one of "
+                             f"{sorted(OBJECTIVE_CODES)} or pass a numba function")
+        objective = OBJECTIVE_CODES[objective]
+    if isinstance(objective, (int, np.integer)) and not isinstance(objective, bool):
+        if int(objective) not in OBJECTIVE_CODES.values():
+            raise ValueError(f"unknown objective code {objective!r}")
+        minimum = {ZERO_ONE: 3, SQUARED_ERROR: 4}.get(int(objective), 2)
+        if stats.shape[1] < minimum:
+            raise ValueError(f"objective {objective!r} needs at least {minimum} statistics "
+                             f"columns, got {stats.shape[1]}")
+        kernel = sweep_pair
+        objective = np.int64(objective)
+    elif hasattr(objective, "py_func"):
+        kernel = _custom_sweep_pair()
+    else:
+        raise ValueError("objective must be a built-in name or a numba @njit function "
+                         "(left, right, params) -> float")
+    params = np.array([1.0, 0.0]) if params is None else np.asarray(params, dtype=np.float64)
+    u = np.ascontiguousarray(points[:, 0])
+    v = np.ascontiguousarray(points[:, 1])
+    stop = np.zeros(1, dtype=np.int64)
+    optimum, wu, wv, threshold, value, n_swaps, _ = kernel(
+        u, v, np.ascontiguousarray(stats), objective, np.atleast_1d(params), stop)
+    weights = np.array([wu, wv])
+    left = (wu * u + wv * v) <= threshold
+    return Split2D(float(value), weights, float(threshold), left, float(optimum), int(n_swaps))
+
+
+_CUSTOM = []
+
+
+def _custom_sweep_pair():
+    """:func:`sweep_pair` compiled without the disk cache, for user objectives.
+
+    A numba function passed as an argument is part of the compiled signature,
+    and its type differs in every process, so caching it would only add a new
+    file to the cache at every run.
+    """
+    if not _CUSTOM:
+        _CUSTOM.append(njit(nogil=True)(sweep_pair.py_func))
+    return _CUSTOM[0]
+
+
+# ------------------------------------------------------- all pairs of a node
+@njit(parallel=True, **NUMBA_OPTS)
+def sweep_search(Z, pair_j, pair_k, stats, objective, params, stop):
+    """:func:`sweep_pair` on every pair ``(Z[:, pair_j[q]], Z[:, pair_k[q]])``, in parallel.
+
+    ``objective`` is a built-in code (:func:`builtin_objective`).
+
+    Each pair writes only its own slots, so the results do not depend on the
+    number of threads.
+
+    Returns
+    -------
+    optimum, wu, wv : float64 (n_pairs,)
+    n_swaps : int64 (n_pairs,)
+    complete : bool (n_pairs,)
+    """
+    n_pairs = pair_j.shape[0]
+    optimum = np.full(n_pairs, np.inf)
+    wu = np.zeros(n_pairs)
+    wv = np.zeros(n_pairs)
+    n_swaps = np.zeros(n_pairs, dtype=np.int64)
+    complete = np.zeros(n_pairs, dtype=np.bool_)
+    for q in prange(n_pairs):
+        if load_flag(stop) != 0:
+            continue
+        u = np.ascontiguousarray(Z[:, pair_j[q]])
+        v = np.ascontiguousarray(Z[:, pair_k[q]])
+        opt, a, b, _, _, sw, done = sweep_pair(u, v, stats, objective, params, stop)
+        optimum[q] = opt
+        wu[q] = a
+        wv[q] = b
+        n_swaps[q] = sw
+        complete[q] = done
+    return optimum, wu, wv, n_swaps, complete

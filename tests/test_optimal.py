@@ -1,0 +1,325 @@
+"""The "optimal" splitter: BiDT's branch and bound and the exact rotational sweep.
+
+Both must find the exact best split over every univariate cut and every line
+in every feature pair: the brute force of ``naive.best_optimal`` (all angular
+intervals between critical directions, every cut) is the oracle. The stored
+rule must make the partition it was scored on.
+"""
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from numba import njit
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
+from bivtree._config import CLASSIFICATION_CRITERIA, SQUARED_ERROR
+from bivtree.splitters import SplitData, get_splitter
+from bivtree.splitters.sweep import best_split_2d
+
+sys.path.insert(0, str(Path(__file__).parent))
+import naive  # noqa: E402
+
+CRITERIA = ("gini", "entropy", "misclassification")
+METHODS = ("branch_and_bound", "sweep")
+
+
+# ------------------------------------------------------------------ helpers
+def split_data(X, y, w, criterion, n_classes, min_samples_leaf=1, min_weight_leaf=0.0):
+    n = X.shape[0]
+    if criterion == "squared_error":
+        labels, targets, code = np.zeros(n, np.int64), np.asarray(y, float), SQUARED_ERROR
+    else:
+        labels, targets = np.asarray(y, np.int64), np.zeros(n)
+        code = CLASSIFICATION_CRITERIA[criterion]
+    return SplitData(X=np.asfortranarray(X, dtype=float), labels=labels, targets=targets,
+                     sample_weight=np.asarray(w, float), n_classes=n_classes, criterion=code,
+                     min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
+
+
+def search(data, method, **options):
+    splitter = get_splitter("optimal", method=method, **options)
+    splitter.prepare(data)
+    n, d = data.X.shape
+    return splitter.find_split(data, np.arange(n, dtype=np.int64), np.arange(d, dtype=np.int64))
+
+
+def routed_objective(split, X, y, w, criterion, n_classes):
+    """``G`` of the partition the stored rule makes (``x . w <= t`` left, as the tree routes)."""
+    used = split.features >= 0
+    proj = np.zeros(X.shape[0])
+    for f, c in zip(split.features[used], split.weights[used]):
+        proj = proj + c * X[:, f]
+    return naive.weighted_child_impurity(proj <= split.threshold, y, w, criterion, n_classes)
+
+
+def close(a, b, scale):
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), scale)
+
+
+@st.composite
+def node_data(draw, regression=False):
+    """Small data sets, many of them degenerate: integer and decimal grids, duplicates,
+    collinear points."""
+    n = draw(st.integers(3, 13))
+    d = draw(st.integers(2, 3))
+    kind = draw(st.sampled_from(["integer", "float", "collinear", "duplicates", "decimal"]))
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    rng = np.random.default_rng(seed)
+    if kind == "integer":
+        X = rng.integers(-2, 3, size=(n, d)).astype(float)
+    elif kind == "float":
+        X = rng.normal(size=(n, d))
+    elif kind == "collinear":
+        t = rng.integers(-3, 4, size=n).astype(float)
+        X = np.column_stack([t, 2.0 * t - 1.0] + [rng.integers(0, 3, n) for _ in range(d - 2)])
+        X[: n // 3] = rng.integers(-3, 4, size=(n // 3, d))  # a few points off the line
+    elif kind == "duplicates":
+        base = rng.normal(size=(max(2, n // 3), d)).round(1)
+        X = base[rng.integers(0, base.shape[0], size=n)]
+    else:  # decimals: collinear in decimal, not exactly in binary
+        X = rng.integers(-15, 16, size=(n, d)) / 10.0
+    if regression:
+        y = rng.normal(size=n).round(2)
+        n_classes = 1
+    else:
+        n_classes = draw(st.integers(2, 5))
+        y = rng.integers(0, n_classes, size=n)
+    weighting = draw(st.sampled_from(["ones", "integers", "floats"]))
+    w = {"ones": np.ones(n), "integers": rng.integers(1, 4, size=n).astype(float),
+         "floats": rng.uniform(0.2, 2.0, size=n)}[weighting]
+    return X, y, w, n_classes
+
+
+# ---------------------------------------------- exactness against brute force
+@settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=node_data(), criterion=st.sampled_from(CRITERIA), msl=st.sampled_from([1, 1, 2]))
+def test_branch_and_bound_sweep_and_brute_force_agree(data, criterion, msl):
+    X, y, w, n_classes = data
+    exact = naive.best_optimal(X, y, w, criterion, n_classes, min_samples_leaf=msl)
+    sd = split_data(X, y, w, criterion, n_classes, min_samples_leaf=msl)
+    for method in METHODS:
+        split = search(sd, method)
+        if not math.isfinite(exact):
+            assert split is None
+            continue
+        assert close(split.objective, exact, w.sum()), (method, split.objective, exact)
+        assert close(routed_objective(split, X, y, w, criterion, n_classes), split.objective,
+                     w.sum())
+        assert split.info["gap"] == 0.0 and split.info["complete"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=node_data(regression=True))
+def test_sweep_is_exact_for_squared_error(data):
+    X, y, w, _ = data
+    exact = naive.best_optimal(X, y, w, "squared_error", 1)
+    split = search(split_data(X, y, w, "squared_error", 1), "sweep")
+    if not math.isfinite(exact):  # every point the same: nothing to split
+        assert split is None
+        return
+    scale = float(np.sum(w * y * y)) + w.sum()
+    assert close(split.objective, exact, scale)
+    assert close(routed_objective(split, X, y, w, "squared_error", 1), split.objective, scale)
+
+
+def test_min_weight_leaf_is_honoured():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 4, size=(12, 3)).astype(float)
+    y = rng.integers(0, 3, size=12)
+    w = rng.uniform(0.5, 3.0, size=12)
+    mwl = 0.3 * w.sum()
+    exact = naive.best_optimal(X, y, w, "gini", 3, min_weight_leaf=mwl)
+    for method in METHODS:
+        split = search(split_data(X, y, w, "gini", 3, min_weight_leaf=mwl), method)
+        assert close(split.objective, exact, w.sum())
+
+
+def test_regression_rejects_branch_and_bound():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match="concave impurity.*sweep"):
+        search(split_data(X, X[:, 0], np.ones(10), "squared_error", 1), "branch_and_bound")
+
+
+# --------------------------------------------------------- the sweep, reusable
+def test_best_split_2d_zero_one_objective():
+    # tree alternating optimization's reduced problem: weighted 0/1 loss of pseudolabels
+    rng = np.random.default_rng(1)
+    P = rng.integers(0, 6, size=(40, 2)).astype(float)
+    prefers_left = (P[:, 0] - 0.5 * P[:, 1] + rng.normal(scale=1.0, size=40)) < 1.0
+    wt = rng.uniform(0.5, 2.0, size=40)
+    stats = np.column_stack([wt * prefers_left, wt * ~prefers_left, np.ones(40)])
+    res = best_split_2d(P, stats, "zero_one")
+    loss = float(np.sum(wt[res.left & ~prefers_left]) + np.sum(wt[~res.left & prefers_left]))
+    assert math.isclose(res.value, loss, rel_tol=1e-12, abs_tol=1e-12)
+    assert math.isclose(res.value, res.optimum, rel_tol=1e-12, abs_tol=1e-12)
+    # brute force over every line
+    best = math.inf
+    span = P.max(axis=0) - P.min(axis=0)
+    for t in naive.interval_directions(P / span):
+        v = P[:, 0] / span[0] * math.cos(t) + P[:, 1] / span[1] * math.sin(t)
+        for c in np.unique(v)[:-1]:
+            left = v <= c
+            best = min(best, float(np.sum(wt[left & ~prefers_left])
+                                   + np.sum(wt[~left & prefers_left])))
+    assert res.value <= best + 1e-12
+    np.testing.assert_array_equal(res.left, res.weights @ P.T <= res.threshold)
+
+
+def test_best_split_2d_custom_objective():
+    # a user objective compiled on the spot: the number of points on the smaller side
+    @njit
+    def smaller_side(left, right, params):
+        return min(left[0], right[0]) if left[0] >= 1 and right[0] >= 1 else np.inf
+
+    P = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0]])
+    res = best_split_2d(P, np.ones((4, 1)), smaller_side)
+    assert res.value == 1.0
+    assert res.left.sum() in (1, 3)
+
+
+def test_best_split_2d_bad_input():
+    P = np.zeros((3, 2))
+    with pytest.raises(ValueError, match="shape"):
+        best_split_2d(np.zeros((3, 3)), np.ones((3, 2)), "gini")
+    with pytest.raises(ValueError, match="NaN"):
+        best_split_2d(np.full((3, 2), np.nan), np.ones((3, 2)), "gini")
+    with pytest.raises(ValueError, match="unknown objective"):
+        best_split_2d(P, np.ones((3, 2)), "hinge")
+    with pytest.raises(ValueError, match="stats"):
+        best_split_2d(P, np.ones((2, 2)), "gini")
+
+
+# ------------------------------------------------------------ early stopping
+@pytest.mark.parametrize("epsilon", [0.05, 0.3])
+def test_epsilon_guarantee(epsilon):
+    rng = np.random.default_rng(7)
+    for trial in range(6):
+        X = rng.normal(size=(120, 3))
+        y = (X[:, 0] - 0.7 * X[:, 1] + 0.6 * rng.normal(size=120) > 0).astype(int)
+        y[X[:, 2] > 1.0] = 2
+        w = np.ones(120)
+        sd = split_data(X, y, w, "entropy", 3)
+        exact = search(sd, "sweep").objective
+        split = search(sd, "branch_and_bound", epsilon=epsilon)
+        tol = 1e-9 * w.sum()
+        assert (1.0 - epsilon) * split.objective <= exact + tol
+        assert split.info["lower_bound"] <= exact + tol
+        assert split.info["gap"] <= epsilon + 1e-12
+        assert split.objective >= exact - tol
+
+
+def test_time_limit_reports_a_proven_gap():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    sd = split_data(X, y, np.ones(300), "gini", 2)
+    exact = search(sd, "sweep").objective
+    split = search(sd, "branch_and_bound", time_limit=0.0)  # stops at once
+    assert not split.info["complete"]
+    assert split.info["lower_bound"] <= exact + 1e-9
+    assert split.info["gap"] >= (split.objective - exact) / split.objective - 1e-12
+    assert close(routed_objective(split, X, y, np.ones(300), "gini", 2), split.objective, 300)
+    # a whole fit on an exhausted budget still grows a valid tree and says how far it is
+    clf = BivariateTreeClassifier(splitter="optimal", max_depth=2,
+                                  splitter_options={"fit_time_limit": 0.0}).fit(X, y)
+    assert clf.optimality_gap_ > 0.0
+    assert all(info is None or not info["complete"] for info in clf.split_info_)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"method": "magic"}, "method"),
+    ({"epsilon": 1.0}, "epsilon"),
+    ({"epsilon": -0.1}, "epsilon"),
+    ({"epsilon": "0.1"}, "epsilon"),
+    ({"time_limit": -1.0}, "time_limit"),
+    ({"fit_time_limit": np.inf}, "fit_time_limit"),
+    ({"verbose": 0.5}, "verbose"),
+])
+def test_bad_options_are_named(options, message):
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match=message):
+        BivariateTreeClassifier(splitter="optimal", splitter_options=options).fit(X, y)
+
+
+# -------------------------------------------------------------------- trees
+def test_one_and_two_threads_grow_identical_trees():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(250, 5)).round(2)
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0.3 * X[:, 2] ** 2).astype(int) + (X[:, 3] > 1.2)
+    for options in ({"method": "branch_and_bound"}, {"method": "branch_and_bound",
+                                                     "epsilon": 0.2}, {"method": "sweep"}):
+        one = BivariateTreeClassifier(splitter="optimal", splitter_options=options,
+                                      n_jobs=1).fit(X, y)
+        two = BivariateTreeClassifier(splitter="optimal", splitter_options=options,
+                                      n_jobs=2).fit(X, y)
+        assert one.tree_ == two.tree_
+        assert one.optimality_gap_ <= options.get("epsilon", 0.0) + 1e-12
+
+
+def test_monks_1_is_captured_by_three_splits():
+    """BiDT section 7: a univariate root ``a5 <= 1.5`` and two bivariate splits on a1, a2."""
+    try:
+        from bivtree.datasets import make_monks
+        X, y = make_monks(1)
+    except ImportError:  # pragma: no cover - the generator ships with bivtree.datasets
+        import itertools
+        X = np.array(list(itertools.product(range(1, 4), range(1, 4), range(1, 3), range(1, 4),
+                                            range(1, 5), range(1, 3))), dtype=float)
+        y = ((X[:, 0] == X[:, 1]) | (X[:, 4] == 1)).astype(int)
+    for method in METHODS:
+        clf = BivariateTreeClassifier(splitter="optimal",
+                                      splitter_options={"method": method}).fit(X, y)
+        tree = clf.tree_
+        assert tree.n_leaves == 4
+        assert clf.score(X, y) == 1.0
+        assert list(tree.features[0]) == [4, -1] and 1.0 < tree.threshold[0] < 2.0
+        inner = np.flatnonzero(~tree.is_leaf)[1:]
+        for node in inner:
+            assert sorted(tree.features[node]) == [0, 1]
+        assert clf.optimality_gap_ == 0.0
+
+
+def test_split_info_follows_pruning():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(150, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    full = BivariateTreeClassifier(splitter="optimal").fit(X, y)
+    pruned = BivariateTreeClassifier(splitter="optimal", ccp_alpha=0.01).fit(X, y)
+    assert pruned.tree_.node_count < full.tree_.node_count
+    for clf in (full, pruned):
+        tree = clf.tree_
+        assert len(clf.split_info_) == tree.node_count
+        for node, info in enumerate(clf.split_info_):
+            assert (info is None) == bool(tree.is_leaf[node])
+            if info is not None:
+                assert info["n_pairs"] == 3 and info["gap"] == 0.0
+    # the kept nodes carry their own searches' reports
+    for clf in (full, pruned):
+        tree = clf.tree_
+        for node, info in enumerate(clf.split_info_):
+            if info is not None:
+                assert info["lower_bound"] == pytest.approx(
+                    tree.weighted_n_node_samples[tree.children_left[node]]
+                    * tree.impurity[tree.children_left[node]]
+                    + tree.weighted_n_node_samples[tree.children_right[node]]
+                    * tree.impurity[tree.children_right[node]], rel=1e-9)
+
+
+def test_verbose_reports_searches(capsys):
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    BivariateTreeClassifier(splitter="optimal", max_depth=1, verbose=2).fit(X, y)
+    assert "optimal split" in capsys.readouterr().out
+
+
+@parametrize_with_checks([BivariateTreeClassifier(splitter="optimal", max_depth=3),
+                          BivariateTreeRegressor(splitter="optimal", max_depth=3)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -1,0 +1,355 @@
+"""Pictures of trees: plot_tree and plot_split, drawn headless (Agg)."""
+
+import io
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+
+from bivtree import (
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+    Tree,
+    plot_split,
+    plot_tree,
+)
+from bivtree._config import TREE_LEAF
+from bivtree.plot import _clip_half_plane, _line_in_box
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def data(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(1.0, 10.0, size=(n, 3))
+    y = (X[:, 0] - 0.6 * X[:, 1] > 1.0).astype(int) + (X[:, 2] > 7.0)
+    return X, y
+
+
+def three_feature_classifier():
+    """A classifier whose root tests three features (MUST's s = 3), built by hand."""
+    X, _ = data()
+    y = (X[:, 0] + 0.5 * X[:, 1] - 0.7 * X[:, 2] <= 2.0).astype(int)
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, y)
+    left = y == 1
+    n_left, n_right = int(left.sum()), int((~left).sum())
+    clf.tree_ = Tree([1, -1, -1], [2, -1, -1], [[0, 1, 2], [-1, -1, -1], [-1, -1, -1]],
+                     [[1.0, 0.5, -0.7], [0, 0, 0], [0, 0, 0]], [2.0, -2.0, -2.0],
+                     [0.5, 0.0, 0.0], [X.shape[0], n_left, n_right],
+                     [X.shape[0], n_left, n_right],
+                     [[n_right, n_left], [0, n_left], [n_right, 0]], 3)
+    assert np.array_equal(clf.predict(X), y)
+    return clf, X, y
+
+
+def node_axes(ax):
+    return {int(child.get_label().split()[1]): child for child in ax.child_axes
+            if child.get_label().startswith("node ")}
+
+
+def artist(axes, gid):
+    found = [a for a in axes.get_children() if a.get_gid() == gid]
+    assert len(found) == 1, (gid, found)
+    return found[0]
+
+
+def rule_value(tree, node, x):
+    """``sum_k w_k x[f_k] - threshold`` of the stored rule (<= 0: the sample goes left)."""
+    s = 0.0
+    for f, w in zip(tree.features[node], tree.weights[node]):
+        if f >= 0:
+            s += w * x[f]
+    return s - tree.threshold[node]
+
+
+def point_in_data_space(tree, node, names, axes, u, v, base):
+    """The full feature vector that a point (u, v) of a node's plot stands for."""
+    x = base.copy()
+    used = tree.features[node][tree.features[node] >= 0]
+    if used.size >= 3:  # across: the first terms combined (first weight 1); x[f0] carries u
+        x[used[1:-1]] = 0.0
+        x[used[0]] = u
+        x[used[-1]] = v
+        return x
+    x[names.index(axes.get_xlabel())] = u
+    if axes.get_ylabel() in names:
+        x[names.index(axes.get_ylabel())] = v
+    return x
+
+
+def check_split_drawings(estimator, ax_by_node, names, base):
+    """The drawn line is the stored rule; points beside it and the shading agree."""
+    tree = estimator.tree_
+    for node, axes in ax_by_node.items():
+        line = artist(axes, "split")
+        (u0, u1), (v0, v1) = line.get_data()
+        span = np.hypot(np.ptp(axes.get_xlim()), np.ptp(axes.get_ylim()))
+        scale = 1.0 + abs(tree.threshold[node]) + np.abs(base).max() * 2
+        for u, v in ((u0, v0), (u1, v1)):
+            x = point_in_data_space(tree, node, names, axes, u, v, base)
+            assert abs(rule_value(tree, node, x)) <= 1e-9 * scale
+        # a little to either side of the middle, across the line (in axes units)
+        du, dv = (u1 - u0), (v1 - v0)
+        xr, yr = np.ptp(axes.get_xlim()), np.ptp(axes.get_ylim())
+        normal = np.array([-dv / yr, du / xr])
+        normal /= np.hypot(*normal)
+        mid = np.array([(u0 + u1) / 2, (v0 + v1) / 2])
+        sides = []
+        for sign in (1.0, -1.0):
+            step = sign * 0.02 * normal * np.array([xr, yr])
+            x = point_in_data_space(tree, node, names, axes, *(mid + step), base)
+            sides.append(rule_value(tree, node, x) <= 0)
+        assert sides[0] != sides[1], (node, span)
+        # the shaded region is the side where the test holds
+        shade = artist(axes, "yes-region").get_xy()
+        centre = shade[:-1].mean(axis=0)
+        x = point_in_data_space(tree, node, names, axes, *centre, base)
+        assert rule_value(tree, node, x) <= 0
+
+
+def fitted_models():
+    X, y = data()
+    cases = {
+        "bivariate": (BivariateTreeClassifier(max_depth=2).fit(X, y), X, y),
+        "univariate": (BivariateTreeClassifier(splitter="univariate", max_depth=2).fit(X, y),
+                       X, y),
+        "regressor": (BivariateTreeRegressor(max_depth=2).fit(X, X[:, 0] - 0.5 * X[:, 1]), X,
+                      X[:, 0] - 0.5 * X[:, 1]),
+        "three features": three_feature_classifier(),
+    }
+    return cases
+
+
+CASES = fitted_models()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_split_lines_match_the_stored_rules(case):
+    estimator, X, y = CASES[case]
+    names = ["x0", "x1", "x2"]
+    ax = plot_tree(estimator, X, y)
+    by_node = node_axes(ax)
+    decision = np.flatnonzero(estimator.tree_.children_left != TREE_LEAF)
+    assert sorted(by_node) == decision.tolist()
+    check_split_drawings(estimator, by_node, names, np.median(X, axis=0))
+    for node in decision:
+        single = plot_split(estimator, int(node), X, y)
+        check_split_drawings(estimator, {int(node): single}, names, np.median(X, axis=0))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_figures_build_with_and_without_data(case):
+    estimator, X, y = CASES[case]
+    tree = estimator.tree_
+    for args in ((), (X,), (X, y)):
+        ax = plot_tree(estimator, *args)
+        texts = [t.get_text() for t in ax.texts]
+        for leaf in np.flatnonzero(tree.children_left == TREE_LEAF):
+            box = [t for t in texts if t.startswith(f"#{leaf}\n")]
+            assert len(box) == 1, (leaf, texts)
+            n = int(tree.n_node_samples[leaf])
+            assert f"|R| = {n}" in box[0]
+            assert ("class: " in box[0] and "L = " in box[0]) or (
+                "value: " in box[0] and "MSE = " in box[0])
+        assert bool(node_axes(ax)) == bool(args)
+        buffer = io.BytesIO()
+        ax.figure.savefig(buffer, format="png", dpi=30)
+        assert buffer.getvalue()[:4] == b"\x89PNG"
+        plt.close(ax.figure)
+
+
+def test_leaf_counts_come_from_the_given_data():
+    estimator, X, y = CASES["bivariate"]
+    half = slice(0, 60)
+    ax = plot_tree(estimator, X[half], y[half])
+    leaves = estimator.apply(X[half])
+    predictions = estimator.predict(X[half])
+    texts = [t.get_text() for t in ax.texts]
+    for leaf in np.unique(leaves):
+        box = next(t for t in texts if t.startswith(f"#{leaf}\n"))
+        n = int(np.sum(leaves == leaf))
+        errors = int(np.sum((leaves == leaf) & (predictions != y[half])))
+        assert f"|R| = {n}" in box and f"L = {errors}" in box
+
+
+def test_pandas_input_string_classes_and_names():
+    pd = pytest.importorskip("pandas")
+    X, y = data()
+    frame = pd.DataFrame(X, columns=["waist $", "height", "age"])
+    labels = pd.Series(np.array(["low", "mid", "high"])[y])
+    clf = BivariateTreeClassifier(max_depth=2).fit(frame, labels)
+    ax = plot_tree(clf, frame, labels)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["high", "low", "mid"]
+    labels_drawn = {a.get_xlabel() for a in node_axes(ax).values()}
+    # a "$" is escaped so matplotlib does not start math mode
+    assert labels_drawn <= {"waist \\$", "height", "age"}
+    check_split_drawings(clf, node_axes(ax), ["waist \\$", "height", "age"],
+                         np.median(X, axis=0))
+    ax = plot_split(clf, 0, frame, labels, class_names=["H", "L", "M"])
+    assert next(t.get_text() for t in ax.get_legend().get_texts()).startswith("H (")
+
+
+def test_univariate_nodes_as_strip_or_against_a_chosen_feature():
+    estimator, X, y = CASES["univariate"]
+    root = int(estimator.tree_.features[0, 0])
+    strip = node_axes(plot_tree(estimator, X, y, second_feature="strip"))[0]
+    assert strip.get_ylabel() == "class"
+    assert [t.get_text() for t in strip.get_yticklabels()] == ["0", "1", "2"]
+    (u0, u1), _ = artist(strip, "split").get_data()
+    assert u0 == u1 == estimator.tree_.threshold[0]
+    other = (root + 1) % 3
+    chosen = node_axes(plot_tree(estimator, X, y, second_feature=f"x{other}"))[0]
+    assert chosen.get_ylabel() == f"x{other}"
+    best = node_axes(plot_tree(estimator, X, y))[0]
+    assert best.get_xlabel() == f"x{root}" and best.get_ylabel() != f"x{root}"
+
+
+def test_discrete_data_draws_pies_on_true_positions():
+    rng = np.random.default_rng(1)
+    X = rng.integers(1, 4, size=(200, 2)).astype(float)
+    y = (X[:, 0] >= X[:, 1]).astype(int) ^ (rng.random(200) < 0.1)
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, y)
+    axes = node_axes(plot_tree(clf, X, y))[0]
+    offsets = np.vstack([c.get_offsets() for c in axes.collections if len(c.get_offsets())])
+    assert set(map(tuple, offsets)) <= set(map(tuple, X))
+
+
+def test_a_long_cascade_is_wrapped_into_columns():
+    # a lopsided cascade like the paper's figure 8: every right child splits again
+    depth = 14
+    n = 2 * depth + 1
+    left = np.full(n, -1)
+    right = np.full(n, -1)
+    features = np.full((n, 2), -1)
+    weights = np.zeros((n, 2))
+    threshold = np.full(n, -2.0)
+    value = np.zeros((n, 2))
+    for d in range(depth):
+        node = 2 * d
+        left[node], right[node] = node + 1, node + 2
+        features[node] = [0, 1]
+        weights[node] = [1.0, 0.5]
+        threshold[node] = float(d)
+        value[node + 1] = [1, 0] if d % 2 else [0, 1]
+    value[n - 1] = [1, 1]
+    X, y = data(n=50)
+    clf = BivariateTreeClassifier(max_depth=1).fit(X[:, :2], y > 0)
+    counts = np.arange(n, 0, -1)
+    clf.tree_ = Tree(left, right, features, weights, threshold, np.zeros(n), counts,
+                     counts.astype(float), value, 2)
+    ax = plot_tree(clf)
+    width, height = ax.figure.get_size_inches()
+    assert 0.8 < width / height < 4.0
+    markers = [t.get_text() for t in ax.texts if t.get_text().startswith("from #")]
+    assert markers, "no edge continues into another column"
+    flat = plot_tree(clf, columns=1)
+    w1, h1 = flat.figure.get_size_inches()
+    assert w1 / h1 < 0.8
+
+
+def test_max_depth_hides_deeper_nodes():
+    estimator, X, y = CASES["bivariate"]
+    ax = plot_tree(estimator, X, y, max_depth=0)
+    assert list(node_axes(ax)) == [0]
+    assert any("more nodes" in t.get_text() for t in ax.texts) or estimator.get_depth() == 1
+
+
+def test_draws_into_a_given_axes_and_regressor_colour_bar():
+    estimator, X, y = CASES["regressor"]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 6))
+    assert plot_tree(estimator, X, y, ax=a) is a
+    assert plot_split(estimator, 0, X, y, ax=b) is b
+    assert len(fig.axes) > 2  # node plots and colour bars
+
+
+def test_ratio_written_in_plot_split_title():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(60, 125, 300), rng.uniform(150, 200, 300)])
+    y = (X[:, 0] / X[:, 1] > 0.5).astype(int)
+    clf = BivariateTreeClassifier(max_depth=1, n_orientations=180).fit(X, y)
+    clf.tree_.threshold[0] = 0.0  # through the origin: the ratio is then exact
+    title = plot_split(clf, 0, X, y, feature_names=["waist", "height"]).get_title()
+    assert "that is, waist / height ≤ " in title
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"y": [0, 1]}, "y was given without X"),
+    ({"second_feature": "nope"}, "second_feature"),
+    ({"second_feature": 7}, "out of range"),
+    ({"columns": 0}, "columns"),
+    ({"max_depth": -1}, "max_depth"),
+    ({"class_names": ["a"]}, "class_names has 1"),
+])
+def test_bad_arguments(kwargs, message):
+    estimator, _X, _y = CASES["bivariate"]
+    with pytest.raises(ValueError, match=message):
+        plot_tree(estimator, **kwargs)
+
+
+def test_bad_data_and_nodes():
+    estimator, X, y = CASES["bivariate"]
+    with pytest.raises(ValueError, match="expected \\(120,\\)"):
+        plot_tree(estimator, X, y[:5])
+    with pytest.raises(ValueError, match="does not know: 7"):
+        plot_tree(estimator, X, np.where(y == 0, 7, y))
+    with pytest.raises(ValueError, match="features"):
+        plot_tree(estimator, X[:, :2], y)
+    leaf = int(np.flatnonzero(estimator.tree_.children_left == TREE_LEAF)[0])
+    with pytest.raises(ValueError, match=f"node {leaf} is a leaf"):
+        plot_split(estimator, leaf, X, y)
+    with pytest.raises(ValueError, match="node_id"):
+        plot_split(estimator, 999, X, y)
+    with pytest.raises(ValueError, match="needs the samples"):
+        plot_split(estimator, 0, None)
+
+
+def test_missing_matplotlib_says_how_to_install(monkeypatch):
+    estimator, _X, _y = CASES["bivariate"]
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ImportError, match=r'pip install "bivtree\[plot\]"'):
+        plot_tree(estimator)
+
+
+def polygon_area(points):
+    p = np.asarray(points)
+    return 0.5 * abs(np.dot(p[:, 0], np.roll(p[:, 1], 1)) - np.dot(p[:, 1], np.roll(p[:, 0], 1)))
+
+
+finite = st.floats(-100, 100, allow_nan=False)
+
+
+@settings(max_examples=100, deadline=None)
+@given(a=finite, b=finite, t=finite, u0=finite, v0=finite,
+       width=st.floats(0.1, 50), height=st.floats(0.1, 50))
+def test_line_and_shading_geometry(a, b, t, u0, v0, width, height):
+    """The drawn segment lies on a u + b v = t inside the box; the two shaded sides tile it."""
+    if abs(a) < 1e-6 and abs(b) < 1e-6:
+        return
+    box = (u0, u0 + width, v0, v0 + height)
+    rect = [(box[0], box[2]), (box[1], box[2]), (box[1], box[3]), (box[0], box[3])]
+    scale = abs(a) * (abs(u0) + width) + abs(b) * (abs(v0) + height) + abs(t)
+    segment = _line_in_box(a, b, t, box)
+    if segment is not None:
+        for u, v in segment:
+            assert abs(a * u + b * v - t) <= 1e-9 * scale
+            assert box[0] <= u <= box[1] and box[2] <= v <= box[3]
+    yes = _clip_half_plane(rect, a, b, t, keep_le=True)
+    no = _clip_half_plane(rect, a, b, t, keep_le=False)
+    for u, v in yes:
+        assert a * u + b * v - t <= 1e-9 * scale
+    for u, v in no:
+        assert a * u + b * v - t >= -1e-9 * scale
+    area = sum(polygon_area(p) for p in (yes, no) if len(p) >= 3)
+    assert area == pytest.approx(width * height, rel=1e-6)
