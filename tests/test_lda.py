@@ -306,20 +306,20 @@ def test_categorical_subset_split():
     noise = rng.normal(size=(n, 2))
     X = np.column_stack([noise, codes])
     split, _ = root_split(X, y, categorical_features=[2])
-    assert split.info["kind"] == "categorical"
-    assert not split.info["subset"]
     best_subset = naive.best_category_subset(codes, y, np.ones(n), "gini", 2)
-    assert -split.info["subset_score"] == pytest.approx(best_subset, rel=1e-12)
-    # the stored split is the best threshold on the codes
-    assert split.objective == pytest.approx(
-        naive.best_split_on_values(codes, y, np.ones(n), "gini", 2), rel=1e-12)
-    # recode so the best subset is a range of codes: it is stored exactly
+    # stored as a category set (the low class-1 share goes left), not a threshold
+    assert split.info["kind"] == "categorical" and split.info["categories"] == [1, 3]
+    assert tuple(split.features) == (2, -1) and split.category_mask == 0b1010
+    assert split.objective == pytest.approx(best_subset, rel=1e-12)
+    left = np.isin(codes, [1, 3])
+    assert naive.weighted_child_impurity(left, y, np.ones(n), "gini", 2) == pytest.approx(
+        split.objective, rel=1e-12)
+    # recoding the categories changes nothing but the codes in the set
     recoded = np.array([0, 2, 1, 3])[codes]
     X2 = np.column_stack([noise, recoded])
     split, _ = root_split(X2, y, categorical_features=np.array([False, False, True]))
-    assert split.info["subset"] and tuple(split.features) == (2, -1)
+    assert split.info["categories"] == [2, 3]
     assert split.objective == pytest.approx(best_subset, rel=1e-12)
-    assert_routes_as_scored(split, X2, y, np.ones(n))
 
 
 def test_categorical_features_by_name_and_excluded_from_the_direction():

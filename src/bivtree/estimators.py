@@ -281,7 +281,8 @@ class BaseBivariateTree(BaseEstimator):
         A bivariate node's decrease is shared between its features in proportion
         to how much each term of the rule varies over the node's training
         samples: ``|w_k| * std(x_k)`` (weighted). A term that barely moves the
-        projection gets little credit, whatever the units of its feature.
+        projection gets little credit, whatever the units of its feature. A
+        univariate or categorical node (one used slot) credits its one feature.
         """
         tree = self.tree_
         importances = np.zeros(tree.n_features)

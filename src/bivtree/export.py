@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
-from .tree import Tree
+from .tree import TREE_FORMAT_VERSION, TREE_FORMAT_VERSIONS_READ, Tree, mask_to_categories
 
 
 def _number(value, decimals):
@@ -40,8 +40,26 @@ def _number(value, decimals):
     return "0" if text in ("-0", "") else text
 
 
-def format_rule(features, weights, threshold, feature_names, decimals=4, op="<="):
-    """A node test as text, e.g. ``"x7 + 0.3 * x10 <= -0.1"``.
+#: the test of a categorical node on each branch: the left one holds, the right one fails.
+_SET_OPS = {"<=": "in", ">": "not in", "in": "in", "not in": "not in"}
+
+
+def format_categories(feature_name, categories, op="in"):
+    """A category-set test as text, e.g. ``"colour in {1, 3, 4}"``.
+
+    Parameters
+    ----------
+    feature_name : str
+    categories : sequence of int
+        Category codes of the set.
+    op : {"in", "not in"}
+    """
+    return f"{feature_name} {op} {{{', '.join(str(int(c)) for c in categories)}}}"
+
+
+def format_rule(features, weights, threshold, feature_names, decimals=4, op="<=",
+                category_mask=0):
+    """A node test as text, e.g. ``"x7 + 0.3 * x10 <= -0.1"`` or ``"colour in {1, 3}"``.
 
     Parameters
     ----------
@@ -52,8 +70,15 @@ def format_rule(features, weights, threshold, feature_names, decimals=4, op="<="
     decimals : int or None
         Significant digits of weights and threshold; ``None`` prints them exactly.
     op : str
-        Comparison to print (``"<="`` or ``">"``).
+        Comparison to print (``"<="`` or ``">"``); for a categorical node ``"<="``
+        (the test holds, left branch) prints ``in`` and ``">"`` prints ``not in``.
+    category_mask : int, default=0
+        Nonzero for a categorical node: the set of codes going left (bit ``c``
+        for code ``c``), printed instead of a comparison.
     """
+    if int(category_mask):
+        return format_categories(feature_names[int(features[0])],
+                                 mask_to_categories(category_mask), _SET_OPS[op])
     terms = []
     for f, w in zip(features, weights):
         if f < 0:
@@ -119,7 +144,9 @@ def export_text(estimator, feature_names=None, decimals=4, max_depth=None, inden
                 ...
 
         Leaves give the class and weighted class counts (or the mean value)
-        with the number of training samples.
+        with the number of training samples. A categorical node reads
+        ``if colour in {1, 3, 4}:`` (its ``else`` branch: ``colour not in {1, 3, 4}``,
+        which includes every code the node never saw).
     """
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
@@ -134,11 +161,12 @@ def export_text(estimator, feature_names=None, decimals=4, max_depth=None, inden
         if max_depth is not None and depth > max_depth:
             lines.append(pad + "...")
             return
-        rule = format_rule(tree.features[node], tree.weights[node], tree.threshold[node],
-                           names, decimals)
-        lines.append(f"{pad}if {rule}:")
+        args = (tree.features[node], tree.weights[node], tree.threshold[node], names,
+                decimals)
+        mask = tree.category_mask[node]
+        lines.append(f"{pad}if {format_rule(*args, category_mask=mask)}:")
         walk(tree.children_left[node], depth + 1)
-        lines.append(f"{pad}else:  # {rule.replace(' <= ', ' > ')}")
+        lines.append(f"{pad}else:  # {format_rule(*args, op='>', category_mask=mask)}")
         walk(tree.children_right[node], depth + 1)
 
     walk(0, 0)
@@ -282,7 +310,11 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None, dec
           direction are merged into the tightest one, which is exactly equivalent;
         - ``conditions``: the same tests as dicts with ``node``, ``features``,
           ``weights``, ``threshold`` (exact), ``op`` (``"<="`` for the left
-          branch, ``">"`` for the right) and ``text``;
+          branch, ``">"`` for the right) and ``text``. The tests of categorical
+          nodes on one feature are merged into one condition with ``op``
+          ``"in"`` (the code is one of ``categories``) or ``"not in"`` (it is
+          none of them: any other value, also one the tree never saw),
+          ``categories`` (sorted codes) and ``threshold`` ``None``;
         - ``prediction``: the class (or ``class_names`` entry), or the mean value;
         - ``class_counts``: weighted class counts as ``{class: count}`` (classifier);
         - ``n_samples``, ``weighted_n_samples``: training samples at the leaf;
@@ -304,6 +336,18 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None, dec
     for leaf, path in _paths_to_leaves(tree):
         merged = {}
         for node, left in path:
+            mask = int(tree.category_mask[node])
+            if mask:
+                # every set test of one feature merges into one: "in A" and "in B" is
+                # "in A & B", "not in A" and "not in B" is "not in A | B"
+                key = ("categories", int(tree.features[node, 0]))
+                _, inside, outside = merged.get(key, (node, None, 0))
+                if left:
+                    inside = mask if inside is None else inside & mask
+                else:
+                    outside |= mask
+                merged[key] = (node, inside, outside)
+                continue
             used = tree.features[node] >= 0
             key = (tuple(tree.features[node][used].tolist()),
                    tuple(tree.weights[node][used].tolist()), left)
@@ -312,7 +356,20 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None, dec
             if key not in merged or (t < merged[key][1] if left else t > merged[key][1]):
                 merged[key] = (node, t)
         conditions = []
-        for (feats, wts, left), (node, t) in merged.items():
+        for key, entry in merged.items():
+            if key[0] == "categories":
+                node, inside, outside = entry
+                f = key[1]
+                if inside is None:
+                    op, codes = "not in", mask_to_categories(outside)
+                else:
+                    op, codes = "in", mask_to_categories(inside & ~outside)
+                conditions.append({"node": int(node), "features": [f], "weights": [1.0],
+                                   "threshold": None, "op": op, "categories": codes,
+                                   "text": format_categories(names[f], codes, op)})
+                continue
+            feats, wts, left = key
+            node, t = entry
             op = "<=" if left else ">"
             text = None
             if ratios:
@@ -472,7 +529,7 @@ def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names
             lines.append(f'{node} [label="{_dot_string(text)}"{fill}];')
         else:
             rule = format_rule(tree.features[node], tree.weights[node], tree.threshold[node],
-                               names, decimals)
+                               names, decimals, category_mask=tree.category_mask[node])
             text = f"{head}{rule}\n|R| = {n}"
             lines.append(f'{node} [label="{_dot_string(text)}"];')
             lines.append(f'{node} -> {tree.children_left[node]} [label="yes"];')
@@ -488,8 +545,11 @@ def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names
 # ============================================================================ JSON models
 #: ``format`` tag of a saved estimator (see docs/model-format.md).
 MODEL_FORMAT = "bivtree.model"
-#: version of the estimator-level JSON layout written by :func:`to_json`.
-MODEL_FORMAT_VERSION = 1
+#: version of the estimator-level JSON layout written by :func:`to_json` (2: the tree
+#: is a version 2 tree, with categorical nodes).
+MODEL_FORMAT_VERSION = 2
+#: model versions :func:`from_json` reads, each with the tree version it holds.
+_TREE_VERSION_OF_MODEL = {1: 1, 2: TREE_FORMAT_VERSION}
 
 _MODEL_KEYS_REQUIRED = ("format", "version", "estimator", "params", "n_features_in",
                         "feature_names_in", "max_features", "feature_importances", "tree")
@@ -711,9 +771,11 @@ def _model_from_dict(data):
     """Rebuild and validate an estimator from the dictionary form; returns (estimator, metadata)."""
     if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
         raise ValueError(f"not a bivtree model (missing format {MODEL_FORMAT!r})")
-    if data.get("version") != MODEL_FORMAT_VERSION:
-        raise ValueError(f"unsupported model format version {data.get('version')!r}; this "
-                         f"bivtree reads version {MODEL_FORMAT_VERSION}")
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or (
+            version not in _TREE_VERSION_OF_MODEL):
+        raise ValueError(f"unsupported model format version {version!r}; this bivtree "
+                         f"reads versions {sorted(_TREE_VERSION_OF_MODEL)}")
     missing = [k for k in _MODEL_KEYS_REQUIRED if k not in data]
     if missing:
         raise ValueError(f"model lacks {missing}")
@@ -741,6 +803,12 @@ def _model_from_dict(data):
     n_features = data["n_features_in"]
     if not (isinstance(n_features, int) and not isinstance(n_features, bool) and n_features > 0):
         raise ValueError("model 'n_features_in' must be a positive integer")
+    tree_version = data["tree"].get("version") if isinstance(data["tree"], dict) else None
+    # an unknown tree version is reported by Tree.from_dict; a known one must match
+    if (tree_version in TREE_FORMAT_VERSIONS_READ and not isinstance(tree_version, bool)
+            and tree_version != _TREE_VERSION_OF_MODEL[version]):
+        raise ValueError(f"model format version {version} holds a tree of version "
+                         f"{_TREE_VERSION_OF_MODEL[version]}, not {tree_version!r}")
     tree = _check_tree_dict(data["tree"])
     if tree.n_features != n_features:
         raise ValueError(f"model tree has {tree.n_features} features but n_features_in is "

@@ -17,7 +17,7 @@ import numpy as np
 from ._config import IMPURITY_EPSILON, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.criteria import summarize_samples
 from ._kernels.traversal import partition_samples
-from .tree import Tree
+from .tree import MASK_DTYPE, Tree
 
 
 class _NodeList:
@@ -41,6 +41,7 @@ class _NodeList:
         features = np.full((n, k), NO_FEATURE, dtype=ITYPE)
         weights = np.zeros((n, k))
         threshold = np.full(n, TREE_UNDEFINED)
+        category_mask = np.zeros(n, dtype=MASK_DTYPE)
         for i, row in enumerate(self.rows):
             split = row["split"]
             if split is not None and row["left"] != TREE_LEAF:
@@ -49,10 +50,12 @@ class _NodeList:
                 features[i, :m] = split.features[used]
                 weights[i, :m] = split.weights[used]
                 threshold[i] = split.threshold
+                category_mask[i] = split.category_mask
         return Tree(
             [r["left"] for r in self.rows], [r["right"] for r in self.rows], features, weights,
             threshold, [r["impurity"] for r in self.rows], [r["n"] for r in self.rows],
-            [r["w"] for r in self.rows], np.array([r["value"] for r in self.rows]), n_features)
+            [r["w"] for r in self.rows], np.array([r["value"] for r in self.rows]), n_features,
+            category_mask)
 
 
 class TreeGrower:
@@ -111,7 +114,7 @@ class TreeGrower:
         if split is None:
             return None
         mid = partition_samples(data.X, samples, start, end, split.features, split.weights,
-                                split.threshold)
+                                split.threshold, MASK_DTYPE(split.category_mask))
         if mid == start or mid == end:  # a rule that separates nothing is no split
             return None
         left = self._summary(data, samples[start:mid])

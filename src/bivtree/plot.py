@@ -14,7 +14,10 @@ How each kind of node is drawn:
   (the one whose own best split of the node's samples is best), or as a strip
   plot of ``x_j`` per class (the target, for a regressor), with a vertical line;
 - **three features** (MUST's ``s = 3``): the first two terms combined across,
-  ``x_j + w_k * x_k``, the third feature up, so the test is still a line.
+  ``x_j + w_k * x_k``, the third feature up, so the test is still a line;
+- **categorical** ``x_c in {...}``: one bar per category, its samples stacked by
+  class (coloured by the mean target for a regressor), the categories of the
+  set (those going left) shaded and their labels bold.
 
 The side where the test holds (the left child, "yes") is shaded. matplotlib is
 an optional dependency, imported only inside these functions.
@@ -26,6 +29,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
+from ._kernels.traversal import MAX_CATEGORY
 from .export import (
     _class_labels,
     _feature_signs,
@@ -35,6 +39,7 @@ from .export import (
     format_rule,
     ratio_rule,
 )
+from .tree import mask_to_categories
 
 __all__ = ["plot_split", "plot_tree"]
 
@@ -85,7 +90,8 @@ def _pretty(rule):
 
 def _wrap(text, width):
     """Lines of at most ``width`` characters, broken before a term or the comparison."""
-    parts = re.split(r" (?=(?:[+\-]|≤|>|≥|<) )", text)
+    # a category set also breaks after its commas
+    parts = re.split(r" (?=(?:[+\-]|≤|>|≥|<) )|(?<=,) (?=\d)", text)
     lines = [parts[0]]
     for part in parts[1:]:
         if len(lines[-1]) + 1 + len(part) <= width:
@@ -253,8 +259,34 @@ class _View:
         self.xlabel, self.ylabel, self.rows, self.strip = xlabel, ylabel, rows, strip
 
 
+class _CategoryView:
+    """What a categorical node's plot shows: its samples' codes and the set going left.
+
+    ``u`` holds the node's samples' values of the feature; ``categories`` the
+    values drawn as bars (those of the samples and those of the set, sorted) and
+    ``left`` whether each one goes left.
+    """
+
+    strip = False
+
+    def __init__(self, u, category_mask, xlabel, rows):
+        self.u, self.xlabel, self.rows = u, xlabel, rows
+        set_codes = np.asarray(mask_to_categories(category_mask), dtype=DTYPE)
+        self.categories = np.unique(np.concatenate([u, set_codes]))
+        c = self.categories
+        integral = (c >= 0) & (c <= MAX_CATEGORY) & (c == np.floor(c))
+        bits = np.where(integral, c, 0).astype(np.uint64)
+        # the tree's test (traversal.in_category_set), category by category
+        self.left = integral & ((np.uint64(category_mask) >> bits) & np.uint64(1) == 1)
+
+
 def _make_view(estimator, data, node, names, second, rng, decimals, target_name="target"):
     tree = estimator.tree_
+    if tree.category_mask[node]:
+        rows = data.rows[node] if data.has_data else np.empty(0, dtype=ITYPE)
+        f = int(tree.features[node, 0])
+        u = data.X[rows, f] if data.has_data else np.empty(0)
+        return _CategoryView(u, int(tree.category_mask[node]), names[f], rows)
     used = tree.features[node] >= 0
     feats = tree.features[node][used]
     wts = tree.weights[node][used]
@@ -370,10 +402,69 @@ def _box(view, data):
 
 
 # --------------------------------------------------------------------------- drawing
+def _category_label(value):
+    return str(int(value)) if float(value).is_integer() else _number(value, 4)
+
+
+def _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names):
+    """Bars per category of a categorical node on ``ax``; the set going left shaded.
+
+    The shading is one collection of rectangles with gid ``"yes-region"``, one
+    per category of the set, spanning the plot's height.
+    """
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Rectangle
+
+    cats = view.categories
+    k = cats.size
+    where = np.searchsorted(cats, view.u)
+    positions = np.arange(k)
+    heights = np.bincount(where, minlength=k).astype(float)
+    # the shaded set behind everything: x in data units, y across the whole axes
+    shade = PatchCollection(
+        [Rectangle((j - 0.5, 0.0), 1.0, 1.0) for j in np.flatnonzero(view.left)],
+        facecolor="0.55", alpha=0.13, edgecolor="none", zorder=0,
+        transform=ax.get_xaxis_transform())
+    shade.set_gid("yes-region")
+    ax.add_collection(shade)
+    if data.codes is not None:
+        counts = np.zeros((k, len(colours)))
+        np.add.at(counts, (where, data.codes[view.rows]), 1.0)
+        bottom = np.zeros(k)
+        for c in range(len(colours)):
+            if counts[:, c].any():
+                ax.bar(positions, counts[:, c], bottom=bottom, width=0.7, color=colours[c],
+                       linewidth=0, zorder=3)
+            bottom += counts[:, c]
+    elif data.values is not None:
+        sums = np.bincount(where, weights=data.values[view.rows], minlength=k)
+        means = np.divide(sums, heights, out=np.zeros(k), where=heights > 0)
+        ax.bar(positions, heights, width=0.7, color=[cmap(norm(m)) for m in means],
+               linewidth=0, zorder=3)
+    else:
+        ax.bar(positions, heights, width=0.7, color="0.35", linewidth=0, zorder=3)
+    ax.set_xlim(-0.6, k - 0.4)
+    # headroom above the bars for the counts of the two sides (plot_split)
+    ax.set_ylim(0.0, max(float(heights.max(initial=0.0)), 1.0) * 1.3)
+    ax.set_xticks(positions)
+    labels = ax.set_xticklabels([_category_label(c) for c in cats],
+                                rotation=90 if k > 8 else 0)
+    for label, left in zip(labels, view.left):
+        if left:
+            label.set_fontweight("bold")
+    ax.set_xlabel(_escape(view.xlabel), fontsize=fontsize, labelpad=1)
+    ax.set_ylabel("samples", fontsize=fontsize, labelpad=1)
+    ax.tick_params(labelsize=fontsize - 1, length=2, pad=1)
+    return view.u.size
+
+
 def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_names,
                   max_points, rng):
     """Points, shaded "yes" side and split line of one node on ``ax``."""
     from matplotlib.patches import Polygon
+
+    if isinstance(view, _CategoryView):
+        return _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names)
 
     box = _box(view, data)
     u0, u1, v0, v1 = box
@@ -621,7 +712,8 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
     matplotlib.axes.Axes
         The axes holding the tree (``ax.figure`` is the figure). Each node's
         scatter plot is a child axes labelled ``"node <id>"``; in it the split
-        line has gid ``"split"`` and the shaded side gid ``"yes-region"``.
+        line has gid ``"split"`` and the shaded side gid ``"yes-region"`` (a
+        categorical node has bars per category, no line, and its set shaded).
 
     Notes
     -----
@@ -684,7 +776,8 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
             kinds.append("leaf")
         else:
             rule = _pretty(format_rule(tree.features[node], tree.weights[node],
-                                       tree.threshold[node], names, decimals))
+                                       tree.threshold[node], names, decimals,
+                                       category_mask=tree.category_mask[node]))
             if data.has_data:
                 width_chars = int((_DEC_WIDTH - 0.1) / char_w)
                 lines = [f"#{node}   {stats}"] + _wrap(rule, width_chars)
@@ -860,7 +953,9 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
     -------
     matplotlib.axes.Axes
         The split line has gid ``"split"`` and the side where the test holds
-        (samples go to the left child) gid ``"yes-region"``.
+        (samples go to the left child) gid ``"yes-region"``. A categorical node
+        is drawn as bars per category instead: no line, and the categories of
+        its set (going left) shaded with gid ``"yes-region"``.
     """
     check_is_fitted(estimator, "tree_")
     plt = _pyplot()
@@ -897,7 +992,7 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
                   fontsize, label_text, max_points, rng)
 
     rule = format_rule(tree.features[node_id], tree.weights[node_id], tree.threshold[node_id],
-                       names, decimals)
+                       names, decimals, category_mask=tree.category_mask[node_id])
     ratio = ratio_rule(tree.features[node_id], tree.weights[node_id],
                        float(tree.threshold[node_id]), "<=", names,
                        _feature_signs(data.X, tree.n_features), decimals)
@@ -911,6 +1006,17 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
     box = (*ax.get_xlim(), *ax.get_ylim())
     rect = [(box[0], box[2]), (box[1], box[2]), (box[1], box[3]), (box[0], box[3])]
     for child, keep_le, answer in ((left, True, "yes"), (right, False, "no")):
+        if isinstance(view, _CategoryView):
+            # the two sides are sets of bars, not regions: their counts go in the
+            # headroom above the bars, "yes" (the shaded set) at the left
+            n, err = _node_stats(estimator, data, child)
+            ax.text(0.02 if keep_le else 0.98, 0.97,
+                    _escape(f"{answer} → #{child}\n{_stats_text(estimator, n, err)}"),
+                    transform=ax.transAxes, fontsize=fontsize - 1, va="top",
+                    ha="left" if keep_le else "right", zorder=5,
+                    bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": "0.6",
+                          "alpha": 0.85})
+            continue
         poly = _clip_half_plane(rect, view.a, view.b, view.t, keep_le)
         if len(poly) < 3:
             continue

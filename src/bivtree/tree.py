@@ -5,6 +5,13 @@ sample left iff ``sum_k weights[i, k] * x[features[i, k]] <= threshold[i]``;
 unused slots hold feature ``-1`` and weight ``0``. Splits are stored in the
 user's original units with the first weight equal to 1, so a rule reads
 ``x7 + 0.3 * x10 <= -0.1``.
+
+A node whose ``category_mask[i]`` is not 0 is *categorical* instead: it tests
+the one feature ``f = features[i, 0]`` (weights ``[1, 0, ...]``, the threshold
+is an unused placeholder) and sends a sample left iff its code ``x[f]`` is an
+integer ``c`` in ``[0, 63]`` with bit ``1 << c`` set in the mask; any other
+value goes right. ``_kernels/traversal.goes_left`` is the one definition of
+both tests.
 """
 
 import json
@@ -13,10 +20,17 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from ._config import DTYPE, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
-from ._kernels.traversal import apply_rows, decision_path_rows
+from ._kernels.traversal import MAX_CATEGORY, apply_rows, decision_path_rows
 
-#: version of the dictionary layout produced by :meth:`Tree.to_dict`.
-TREE_FORMAT_VERSION = 1
+#: version of the dictionary layout produced by :meth:`Tree.to_dict` (2 added
+#: ``category_mask``; version 1 dictionaries, which have none, are still read).
+TREE_FORMAT_VERSION = 2
+#: versions :meth:`Tree.from_dict` reads.
+TREE_FORMAT_VERSIONS_READ = (1, 2)
+#: dtype of ``category_mask``: one bit per category code 0..63.
+MASK_DTYPE = np.uint64
+#: number of category codes a categorical node can tell apart (codes 0..63).
+N_CATEGORY_CODES = MAX_CATEGORY + 1
 
 _ARRAYS = (
     "children_left",
@@ -33,6 +47,64 @@ _ARRAYS = (
 _INTEGER_ARRAYS = ("children_left", "children_right", "features", "n_node_samples")
 
 
+def categories_to_mask(codes):
+    """The ``category_mask`` (a Python int) of a set of category codes in ``[0, 63]``.
+
+    Parameters
+    ----------
+    codes : iterable of int
+
+    Returns
+    -------
+    int
+    """
+    mask = 0
+    for c in codes:
+        c = float(c)
+        if not (c.is_integer() and 0 <= c < N_CATEGORY_CODES):
+            raise ValueError(f"category code {c!r} is not an integer in [0, "
+                             f"{N_CATEGORY_CODES - 1}]")
+        mask |= 1 << int(c)
+    return mask
+
+
+def mask_to_categories(mask):
+    """The sorted category codes whose bits are set in ``mask``.
+
+    Parameters
+    ----------
+    mask : int
+
+    Returns
+    -------
+    list of int
+    """
+    mask = int(mask)
+    return [c for c in range(N_CATEGORY_CODES) if (mask >> c) & 1]
+
+
+def _as_mask_array(category_mask, n):
+    """``category_mask`` as a contiguous uint64 array of ``n`` entries (zeros when None)."""
+    if category_mask is None:
+        return np.zeros(n, dtype=MASK_DTYPE)
+    message = ("tree array 'category_mask' must hold integers in [0, 2**64) (64-bit "
+               "category sets)")
+    if not isinstance(category_mask, np.ndarray):
+        # element by element: numpy turns a list mixing ints above 2**63 with
+        # small ones into float64, which would lose the low bits
+        flat = np.asarray(category_mask, dtype=object).ravel().tolist()
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                   and 0 <= v < 2 ** 64 for v in flat):
+            raise ValueError(message)
+        return np.array([int(v) for v in flat], dtype=MASK_DTYPE)
+    if category_mask.dtype.kind == "i":
+        if category_mask.size and category_mask.min() < 0:
+            raise ValueError(message)
+    elif category_mask.dtype.kind != "u":
+        raise ValueError(message)
+    return np.ascontiguousarray(category_mask, dtype=MASK_DTYPE)
+
+
 class Tree:
     """A bivariate (or few-feature oblique) decision tree as parallel arrays.
 
@@ -46,7 +118,7 @@ class Tree:
         Coefficient of each slot in original units; the first is 1 at decision
         nodes, 0 in unused slots and at leaves.
     threshold : ndarray of float64, shape (n_nodes,)
-        ``-2`` at leaves.
+        ``-2`` at leaves; a finite placeholder (not read) at categorical nodes.
     impurity : ndarray of float64, shape (n_nodes,)
         Impurity of the training samples at the node under the fit's criterion.
     n_node_samples : ndarray of int64, shape (n_nodes,)
@@ -56,10 +128,15 @@ class Tree:
         (regression, ``n_values == 1``).
     n_features : int
         Number of features of the data the tree was fitted on.
+    category_mask : ndarray of uint64, shape (n_nodes,), default=None
+        Category set of each categorical node (bit ``c`` set: code ``c`` goes
+        left), 0 at linear nodes and leaves; ``None`` means no categorical node.
+        A categorical node uses only the first slot, with weight 1.
     """
 
     def __init__(self, children_left, children_right, features, weights, threshold,
-                 impurity, n_node_samples, weighted_n_node_samples, value, n_features):
+                 impurity, n_node_samples, weighted_n_node_samples, value, n_features,
+                 category_mask=None):
         self.children_left = np.ascontiguousarray(children_left, dtype=ITYPE)
         self.children_right = np.ascontiguousarray(children_right, dtype=ITYPE)
         self.features = np.ascontiguousarray(np.atleast_2d(features), dtype=ITYPE)
@@ -71,6 +148,7 @@ class Tree:
                                                             dtype=DTYPE)
         self.value = np.ascontiguousarray(np.atleast_2d(value), dtype=DTYPE)
         self.n_features = int(n_features)
+        self.category_mask = _as_mask_array(category_mask, self.children_left.shape[0])
         self._check()
 
     def _check(self):
@@ -95,6 +173,17 @@ class Tree:
             raise ValueError("tree feature index out of range")
         if not np.all(np.isfinite(self.threshold[internal])):
             raise ValueError("tree thresholds must be finite at decision nodes")
+        if self.category_mask.shape != (n,):
+            raise ValueError(f"tree array 'category_mask' has shape {self.category_mask.shape},"
+                             f" expected ({n},)")
+        categorical = self.category_mask != 0
+        if np.any(categorical & ~internal):
+            raise ValueError("tree leaves must have category_mask 0")
+        if categorical.any():
+            f, w = self.features[categorical], self.weights[categorical]
+            if np.any(f[:, 1:] >= 0) or np.any(w[:, 0] != 1.0) or np.any(w[:, 1:] != 0.0):
+                raise ValueError("a categorical node (category_mask != 0) tests one feature: "
+                                 "features [f, -1, ...] and weights [1, 0, ...]")
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -116,6 +205,15 @@ class Tree:
     def is_leaf(self):
         """Boolean mask of leaves."""
         return self.children_left == TREE_LEAF
+
+    @property
+    def is_categorical(self):
+        """Boolean mask of categorical nodes (``category_mask != 0``)."""
+        return self.category_mask != 0
+
+    def node_categories(self, node):
+        """Sorted category codes that go left at ``node`` (empty for a linear node or leaf)."""
+        return mask_to_categories(self.category_mask[node])
 
     @property
     def n_node_features(self):
@@ -150,7 +248,7 @@ class Tree:
         X = self._validate_X(X)
         out = np.empty(X.shape[0], dtype=ITYPE)
         apply_rows(X, self.children_left, self.children_right, self.features, self.weights,
-                   self.threshold, out)
+                   self.threshold, self.category_mask, out)
         return out
 
     def predict(self, X):
@@ -162,7 +260,7 @@ class Tree:
         X = self._validate_X(X)
         indptr, indices = decision_path_rows(
             X, self.children_left, self.children_right, self.features, self.weights,
-            self.threshold, self.max_depth + 1)
+            self.threshold, self.category_mask, self.max_depth + 1)
         data = np.ones(indices.shape[0], dtype=np.int64)
         return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
 
@@ -178,17 +276,26 @@ class Tree:
                "n_features": self.n_features}
         for name in _ARRAYS:
             out[name] = getattr(self, name).tolist()
+        # Python ints: JSON writes them exactly, all 64 bits (a float would not)
+        out["category_mask"] = self.category_mask.tolist()
         return out
 
     @classmethod
     def from_dict(cls, data):
-        """Rebuild a tree written by :meth:`to_dict`; malformed input raises ValueError."""
+        """Rebuild a tree written by :meth:`to_dict`; malformed input raises ValueError.
+
+        Version 1 dictionaries (no ``category_mask``) are read as trees without
+        categorical nodes.
+        """
         if not isinstance(data, dict) or data.get("format") != "bivtree.Tree":
             raise ValueError("not a bivtree tree dictionary (missing format 'bivtree.Tree')")
-        if data.get("version") != TREE_FORMAT_VERSION:
-            raise ValueError(f"unsupported tree format version {data.get('version')!r}; "
-                             f"this bivtree reads version {TREE_FORMAT_VERSION}")
-        missing = [k for k in _ARRAYS + ("n_features",) if k not in data]
+        version = data.get("version")
+        if not isinstance(version, int) or isinstance(version, bool) or (
+                version not in TREE_FORMAT_VERSIONS_READ):
+            raise ValueError(f"unsupported tree format version {version!r}; this bivtree "
+                             f"reads versions {list(TREE_FORMAT_VERSIONS_READ)}")
+        required = _ARRAYS + ("n_features",) + (("category_mask",) if version >= 2 else ())
+        missing = [k for k in required if k not in data]
         if missing:
             raise ValueError(f"tree dictionary lacks {missing}")
         n_features = data["n_features"]
@@ -202,7 +309,16 @@ class Tree:
         for name in _INTEGER_ARRAYS:
             if not np.all(np.isfinite(arrays[name]) & (arrays[name] == np.round(arrays[name]))):
                 raise ValueError(f"tree array {name!r} must hold integers")
-        return cls(n_features=n_features, **arrays)
+        mask = None
+        if version >= 2:
+            mask = data["category_mask"]
+            if not (isinstance(mask, list) and all(
+                    isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 64
+                    for v in mask)):
+                raise ValueError("tree array 'category_mask' must be a list of integers in "
+                                 "[0, 2**64)")
+            mask = np.array(mask, dtype=MASK_DTYPE)
+        return cls(n_features=n_features, category_mask=mask, **arrays)
 
     def to_json(self):
         """The :meth:`to_dict` form as a JSON string."""
@@ -215,13 +331,14 @@ class Tree:
 
     def copy(self):
         """Deep copy."""
-        return Tree(n_features=self.n_features,
+        return Tree(n_features=self.n_features, category_mask=self.category_mask.copy(),
                     **{name: getattr(self, name).copy() for name in _ARRAYS})
 
     def __eq__(self, other):
         if not isinstance(other, Tree) or other.n_features != self.n_features:
             return False
-        return all(np.array_equal(getattr(self, n), getattr(other, n)) for n in _ARRAYS)
+        return all(np.array_equal(getattr(self, n), getattr(other, n))
+                   for n in _ARRAYS + ("category_mask",))
 
     __hash__ = None
 
@@ -268,9 +385,11 @@ def subtree(tree, keep_as_leaf):
     features = tree.features[order].copy()
     weights = tree.weights[order].copy()
     threshold = tree.threshold[order].copy()
+    category_mask = tree.category_mask[order].copy()
     features[leaf] = NO_FEATURE
     weights[leaf] = 0.0
     threshold[leaf] = TREE_UNDEFINED
+    category_mask[leaf] = 0
     return Tree(cl, cr, features, weights, threshold, tree.impurity[order],
                 tree.n_node_samples[order], tree.weighted_n_node_samples[order],
-                tree.value[order], tree.n_features)
+                tree.value[order], tree.n_features, category_mask)

@@ -1,16 +1,31 @@
 """Evaluating node tests: the one definition of "goes left".
 
-A sample goes left at a node iff ``sum_k weights[k] * x[features[k]] <= threshold``
-(slots with feature ``-1`` are unused). Growth, prediction and every splitter's
-final check call :func:`project_row`, so the value a split was chosen on and the
-value the stored rule computes are the same floating-point number: the rule
-routes each training sample exactly as the search decided.
+A node is either linear or categorical:
+
+* **linear** (``category_mask == 0``): a sample goes left iff
+  ``sum_k weights[k] * x[features[k]] <= threshold`` (slots with feature ``-1``
+  are unused);
+* **categorical** (``category_mask != 0``): the node tests the one feature
+  ``f = features[0]``, whose values are category codes, and a sample goes left
+  iff its code ``c = x[f]`` is an integer in ``[0, 63]`` whose bit ``1 << c`` is
+  set in the 64-bit mask. Any other value (a code never seen at fit, a code
+  outside ``[0, 63]``, a fraction, NaN) goes right.
+
+:func:`goes_left` is that decision, and growth (:func:`partition_samples`),
+prediction (:func:`apply_rows`, :func:`decision_path_rows`) and the splitters'
+final checks all call it (or :func:`project_row`, its linear part), so the
+value a split was chosen on and the value the stored rule computes are the same
+floating-point number: the rule routes each training sample exactly as the
+search decided.
 """
 
 import numpy as np
 from numba import njit, prange
 
 from .._config import NUMBA_OPTS
+
+#: largest category code a categorical node can hold (one bit of a uint64 each).
+MAX_CATEGORY = 63
 
 
 @njit(inline="always", **NUMBA_OPTS)
@@ -25,6 +40,31 @@ def project_row(X, i, features, weights):
     return s
 
 
+@njit(inline="always", **NUMBA_OPTS)
+def in_category_set(code, category_mask):
+    """Whether ``code`` is an integer in ``[0, 63]`` whose bit is set in ``category_mask``.
+
+    NaN fails every comparison, so it is never in the set.
+    """
+    if code >= 0.0 and code <= 63.0 and code == np.floor(code):
+        return (category_mask >> np.uint64(code)) & np.uint64(1) != np.uint64(0)
+    return False
+
+
+@njit(inline="always", **NUMBA_OPTS)
+def goes_left(X, i, features, weights, threshold, category_mask):
+    """Whether row ``i`` of ``X`` goes to the left child of a node.
+
+    ``category_mask`` (uint64) is 0 for a linear node, whose test is
+    ``project_row(...) <= threshold`` exactly as before categorical nodes
+    existed; otherwise the node is categorical and ``threshold`` and
+    ``weights`` are not read.
+    """
+    if category_mask != np.uint64(0):
+        return in_category_set(X[i, features[0]], category_mask)
+    return project_row(X, i, features, weights) <= threshold
+
+
 @njit(**NUMBA_OPTS)
 def project_samples(X, samples, features, weights, out):
     """Write the projection of each sample in ``samples`` to ``out``."""
@@ -33,18 +73,20 @@ def project_samples(X, samples, features, weights, out):
 
 
 @njit(**NUMBA_OPTS)
-def partition_samples(X, samples, start, end, features, weights, threshold):
+def partition_samples(X, samples, start, end, features, weights, threshold, category_mask=0):
     """Reorder ``samples[start:end]`` in place: left-going first; return the split point.
 
-    The order within each side is kept (a stable partition), so a build is
-    reproducible whatever the splitter did before.
+    ``category_mask`` (0: a linear node) is the node's category set, see
+    :func:`goes_left`. The order within each side is kept (a stable
+    partition), so a build is reproducible whatever the splitter did before.
     """
+    mask = np.uint64(category_mask)
     n = end - start
     buf = np.empty(n, dtype=samples.dtype)
     n_left = 0
     for p in range(start, end):
         i = samples[p]
-        if project_row(X, i, features, weights) <= threshold:
+        if goes_left(X, i, features, weights, threshold, mask):
             samples[start + n_left] = i
             n_left += 1
         else:
@@ -55,12 +97,14 @@ def partition_samples(X, samples, start, end, features, weights, threshold):
 
 
 @njit(parallel=True, **NUMBA_OPTS)
-def apply_rows(X, children_left, children_right, features, weights, threshold, out):
+def apply_rows(X, children_left, children_right, features, weights, threshold, category_mask,
+               out):
     """Leaf id reached by every row of ``X``."""
     for i in prange(X.shape[0]):
         node = 0
         while children_left[node] != -1:
-            if project_row(X, i, features[node], weights[node]) <= threshold[node]:
+            if goes_left(X, i, features[node], weights[node], threshold[node],
+                         category_mask[node]):
                 node = children_left[node]
             else:
                 node = children_right[node]
@@ -69,7 +113,7 @@ def apply_rows(X, children_left, children_right, features, weights, threshold, o
 
 @njit(**NUMBA_OPTS)
 def decision_path_rows(X, children_left, children_right, features, weights, threshold,
-                       max_len):
+                       category_mask, max_len):
     """CSR pieces (indptr, indices) of the nodes each row of ``X`` visits."""
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -80,7 +124,8 @@ def decision_path_rows(X, children_left, children_right, features, weights, thre
         indices[pos] = 0
         pos += 1
         while children_left[node] != -1:
-            if project_row(X, i, features[node], weights[node]) <= threshold[node]:
+            if goes_left(X, i, features[node], weights[node], threshold[node],
+                         category_mask[node]):
                 node = children_left[node]
             else:
                 node = children_right[node]

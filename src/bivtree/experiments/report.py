@@ -117,6 +117,8 @@ def _measure_section(summary, measure, estimators, control, alpha):
     m = MEASURES[measure]
     mean = measure_table(summary, m, estimators) * m.scale
     std = measure_table(summary, m, estimators, stat="std") * m.scale
+    n_splits = summary.pivot(index="dataset", columns="estimator", values="n_splits").reindex(
+        index=mean.index, columns=estimators)
     lines = [f"#### {m.title}", "",
              "| data set | " + " | ".join(estimators) + " |",
              "|---|" + "---:|" * len(estimators)]
@@ -129,8 +131,12 @@ def _measure_section(summary, measure, estimators, control, alpha):
             else math.nan
         cells = []
         for j, est in enumerate(estimators):
-            text = f"{_fmt(row[j], m.digits)} ± {_fmt(std.loc[dataset, est], m.digits)}" \
-                if np.isfinite(row[j]) else "–"
+            if not np.isfinite(row[j]):
+                text = "–"
+            elif n_splits.loc[dataset, est] == 1:  # one split has no spread to show
+                text = _fmt(row[j], m.digits)
+            else:
+                text = f"{_fmt(row[j], m.digits)} ± {_fmt(std.loc[dataset, est], m.digits)}"
             cells.append(f"**{text}**" if np.isfinite(row[j]) and shown[j] == best else text)
         lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
     complete = mean.dropna(axis=0, how="any")

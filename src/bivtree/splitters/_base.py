@@ -67,11 +67,17 @@ class SplitData:
 
 @dataclass
 class Split:
-    """A node test ``sum_k weights[k] * x[features[k]] <= threshold``.
+    """A node test ``sum_k weights[k] * x[features[k]] <= threshold``, or a category set.
 
     ``objective`` is the weighted child impurity ``w_L i(L) + w_R i(R)`` the
     search reached (in weight units; lower is better). ``info`` holds anything
     splitter-specific worth reporting (directions searched, gaps...).
+
+    A nonzero ``category_mask`` makes the test categorical: the one feature
+    ``features[0]`` holds category codes, code ``c`` in ``[0, 63]`` goes left iff
+    bit ``1 << c`` is set, anything else goes right; ``weights`` is then
+    ``[1, 0, ...]`` and ``threshold`` an unused placeholder
+    (``_kernels/traversal.goes_left``).
     """
 
     features: np.ndarray
@@ -79,16 +85,20 @@ class Split:
     threshold: float
     objective: float
     info: dict = field(default_factory=dict)
+    category_mask: int = 0
 
     @property
     def n_features(self):
         return int(np.count_nonzero(self.features >= 0))
 
 
-def make_split(features, weights, threshold, objective, **info):
-    """Build a :class:`Split` with the first weight scaled to 1 by the caller."""
+def make_split(features, weights, threshold, objective, *, category_mask=0, **info):
+    """Build a :class:`Split` with the first weight scaled to 1 by the caller.
+
+    ``category_mask`` (an int, 0 for a linear test) makes it a categorical test.
+    """
     return Split(np.asarray(features, dtype=ITYPE), np.asarray(weights, dtype=DTYPE),
-                 float(threshold), float(objective), dict(info))
+                 float(threshold), float(objective), dict(info), int(category_mask))
 
 
 def candidate_pairs(features):

@@ -24,8 +24,9 @@ At a node (section III, Algorithms 1 to 4):
    the chosen gain: the tree's criterion (default), the information gain, or
    the balanced gain ratio ``IG / (1 + SplitInfo)`` the paper uses.
 5. **Categorical features** (Algorithm 2): each column named in
-   ``categorical_features`` is left out of the discriminant and offers its own
-   candidate split, kept if its gain beats the oblique split's.
+   ``categorical_features`` (integer codes in ``[0, 63]``) is left out of the
+   discriminant and offers its own candidate split, kept if its gain beats the
+   oblique split's; the tree stores it as a categorical node, ``x_c in S``.
 
 Computations run on the node's features standardised by their weighted
 standard deviation: the LDA direction does not depend on the scale of the
@@ -45,11 +46,16 @@ Where bivtree departs from the paper (see docs/architecture.md):
   ``[m - v, m + v]`` as the bulk of a class; ``quick_spread="std"`` (default)
   uses the standard deviation, which keeps the estimate in the data's units;
   ``"variance"`` follows the text literally;
-* the node tests of a bivtree tree are binary and linear, so the paper's
-  multiway split on a categorical feature becomes a binary split: the best
-  subset split (categories ordered by their share of the first group, exact
-  for two classes), stored when the subset is a contiguous range of the
-  category codes, otherwise the best split ``x_c <= t`` on the codes.
+* the node tests of a bivtree tree are binary, so the paper's multiway split
+  on a categorical feature becomes a binary subset split, stored as a
+  categorical node (the categories of the subset go left; a code the node
+  never saw goes right): categories are ordered by their weighted share of
+  group 1 and the best prefix of that order under the gain is the subset
+  (Breiman et al. 1984), which for two classes is the best of all subsets
+  under a concave impurity (the tree's criterion, the information gain). With
+  more than two classes the 2-means grouping of step 1 first makes them two
+  groups, and the order is by the share of group 1: a heuristic, the gain is
+  still scored on the true classes.
 """
 
 import numbers
@@ -61,7 +67,8 @@ from numba import njit, prange
 from .._config import ITYPE, NUMBA_OPTS, SQUARED_ERROR
 from .._kernels.criteria import impurity_of, midpoint_threshold, summarize_samples, xlogx
 from .._kernels.scan import gather_node, scan_values
-from .._kernels.traversal import project_samples
+from .._kernels.traversal import MAX_CATEGORY, partition_samples, project_samples
+from ..tree import MASK_DTYPE, categories_to_mask
 from ._base import BEATS_TOLERANCE, Splitter, make_split, register
 
 #: gain codes understood by the kernels; scores are "higher is better".
@@ -486,6 +493,25 @@ def contributions(w, delta, scatter):
         return np.where(num > 0, np.where(den > 0, num / den, np.inf), 0.0)
 
 
+def _check_category_codes(X, categorical, feature_names):
+    """Raise ValueError unless every categorical column holds integer codes in [0, 63].
+
+    A categorical node stores its category set as the bits of a 64-bit mask,
+    so codes are the bit positions.
+    """
+    for f in categorical:
+        col = X[:, f]
+        bad = ~((col >= 0) & (col <= MAX_CATEGORY) & (col == np.floor(col)))
+        if bad.any():
+            name = (f"{feature_names[f]!r} (column {f})" if feature_names is not None
+                    else f"column {f}")
+            value = float(col[bad][0])
+            raise ValueError(
+                f"categorical feature {name} holds {value!r}: categorical features must hold "
+                f"integer category codes in [0, {MAX_CATEGORY}] (encode them with "
+                "sklearn.preprocessing.OrdinalEncoder)")
+
+
 def _resolve_categorical(categorical_features, n_features, feature_names):
     """Indices of the categorical columns from scikit-learn's conventions."""
     if categorical_features is None:
@@ -544,9 +570,11 @@ class LDASplitter(Splitter):
         With more than two classes at a node, 2-means on the node's samples
         (the paper's choice) or on the class means groups the classes.
     categorical_features : array-like of int, str or bool, default=None
-        Columns holding category codes (indices, names when ``X`` has column
-        names, or a boolean mask: scikit-learn's convention). They are left
-        out of the discriminant and compete with their own binary split.
+        Columns holding category codes, integers in ``[0, 63]`` (indices,
+        names when ``X`` has column names, or a boolean mask: scikit-learn's
+        convention). They are left out of the discriminant and compete with
+        their own best subset split, stored as a categorical node ``x_c in S``.
+        Other values in these columns raise a ValueError at fit.
     compare_univariate : bool, default=False
         Also run the exact univariate search and keep the LDA split only when
         it beats the best univariate split (the paper does not).
@@ -600,6 +628,7 @@ class LDASplitter(Splitter):
                              "BivariateTreeClassifier")
         self.categorical_ = _resolve_categorical(self.categorical_features, data.n_features,
                                                  self.feature_names)
+        _check_category_codes(data.X, self.categorical_, self.feature_names)
         self.is_categorical_ = np.zeros(data.n_features, dtype=bool)
         self.is_categorical_[self.categorical_] = True
 
@@ -653,15 +682,20 @@ class LDASplitter(Splitter):
         return groups
 
     # -------------------------------------------------------- the candidates
-    def _make(self, data, samples, features, weights, threshold, score, **info):
-        """A Split whose objective is the weighted child impurity of the routed samples."""
+    def _make(self, data, samples, features, weights, threshold, score, category_mask=0,
+              **info):
+        """A Split whose objective is the weighted child impurity of the routed samples.
+
+        The samples are routed by ``partition_samples``, the routing of growth
+        itself (a stable partition, so each side keeps the node's order).
+        """
         features = np.asarray(features, dtype=ITYPE)
         weights = np.asarray(weights, dtype=np.float64)
-        values = np.empty(samples.shape[0])
-        project_samples(data.X, samples, features, weights, values)
-        left = values <= threshold
+        routed = np.array(samples, dtype=ITYPE)
+        mid = partition_samples(data.X, routed, 0, routed.shape[0], features, weights,
+                                float(threshold), MASK_DTYPE(category_mask))
         g = 0.0
-        for side in (samples[left], samples[~left]):
+        for side in (routed[:mid], routed[mid:]):
             _, w_side, imp = summarize_samples(side, data.labels, data.targets,
                                                data.sample_weight, data.n_classes,
                                                data.criterion)
@@ -671,8 +705,8 @@ class LDASplitter(Splitter):
         w_out = np.zeros(slots)
         f_out[:features.shape[0]] = features
         w_out[:features.shape[0]] = weights
-        return make_split(f_out, w_out, threshold, g, score=float(score), gain=self.gain,
-                          **info)
+        return make_split(f_out, w_out, threshold, g, category_mask=category_mask,
+                          score=float(score), gain=self.gain, **info)
 
     def _oblique(self, data, samples, numeric, group):
         """The LDA candidate on the numerical features: ``(score, Split)`` or ``None``."""
@@ -745,7 +779,11 @@ class LDASplitter(Splitter):
                                      kind=kind)
 
     def _categorical(self, data, samples, feature, group):
-        """The best binary split of one categorical feature: ``(score, Split)`` or ``None``."""
+        """The best subset split of one categorical feature: ``(score, Split)`` or ``None``.
+
+        The Split is categorical: the codes of the subset go left (a code the
+        node never saw goes right).
+        """
         codes = data.X[samples, feature]
         cats, inverse = np.unique(codes, return_inverse=True)
         if cats.size < 2:
@@ -762,24 +800,12 @@ class LDASplitter(Splitter):
                                       data.min_weight_leaf)
         if score == -np.inf:
             return None
-        subset = share <= cut  # categories (in code order) on the left
-        n_left = int(subset.sum())
-        if np.all(subset[:n_left]) or np.all(subset[cats.size - n_left:]):
-            # a contiguous range of codes at one end: one threshold on the codes
-            k = n_left if subset[0] else cats.size - n_left
-            threshold = midpoint_threshold(cats[k - 1], cats[k])
-            return score, self._make(data, samples, [feature], [1.0], threshold, score,
-                                     kind="categorical", subset=True)
-        # not expressible as a single test x <= t: the best threshold on the codes
-        scores, thresholds = univariate_gain_search(
-            data.X, samples, np.array([feature], dtype=ITYPE), data.labels, data.targets,
-            data.sample_weight, data.n_classes, self.gain_code, data.criterion,
-            data.min_samples_leaf, data.min_weight_leaf)
-        if not np.isfinite(scores[0]):
-            return None
-        return scores[0], self._make(data, samples, [feature], [1.0], thresholds[0],
-                                     scores[0], kind="categorical", subset=False,
-                                     subset_score=float(score))
+        # the samples with share <= cut are exactly those whose code is in the subset,
+        # so the stored set routes the partition that was scored
+        subset = cats[share <= cut]
+        return score, self._make(data, samples, [feature], [1.0], 0.0, score,
+                                 category_mask=categories_to_mask(subset), kind="categorical",
+                                 categories=[int(c) for c in subset])
 
     # ---------------------------------------------------------------- search
     def find_split(self, data, samples, features):

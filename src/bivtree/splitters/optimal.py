@@ -78,7 +78,9 @@ _INV_LN2 = 1.0 / math.log(2.0)
 #: region costs little next to the work in it. Rounds depend on the node's size
 #: only, never on the number of threads.
 PAIRS_PER_ROUND = 16
-ROUND_WORK = 200_000
+ROUND_WORK = 20_000
+#: subproblems per ordered pair of the probe that looks for a strong incumbent.
+PROBE_BOXES = 64
 #: the branching point stays this fraction of each side away from the box's edges.
 BRANCH_CLAMP = 0.1
 #: boxes between two looks at the stop flag.
@@ -539,7 +541,8 @@ def _order_by_bound(lb, order):
 
 # -------------------------------------------------------------- one ordered pair
 @njit(**NUMBA_OPTS)
-def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, bound, stop):
+def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, bound, max_boxes,
+                     stop):
     """Branch and bound for the rule ``a x1 + b <= x2`` over ``[-1, 1] x [B_lo, B_hi]``.
 
     Parameters
@@ -557,6 +560,9 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
         Relative gap at which a box is pruned.
     bound : int
         :data:`PAPER` or :data:`VERTEX` (see :func:`_lower_bound`).
+    max_boxes : int
+        Give up after exploring this many subproblems (a probe for a good
+        incumbent; nothing is proven then); negative: no limit.
     stop : int64 (1,)
         Stop (keeping the bounds of the open boxes) once non-zero.
 
@@ -638,6 +644,8 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
 
     since_check = 0
     while top > 0:
+        if n_boxes == max_boxes:
+            break
         since_check += 1
         if since_check >= _STOP_CHECK_EVERY:
             since_check = 0
@@ -820,8 +828,17 @@ def merge_pair(Z, order, rank, j, k, P):
 
 @njit(parallel=True, **NUMBA_OPTS)
 def bnb_search(Z, order, rank, pair_j, pair_k, P, k, criterion, msl, mwl, incumbent, epsilon,
-               bound, root_lb, round_size, stop):
-    """Branch and bound over every pair ``(j, k)`` and both of its orders, in rounds.
+               bound, root_lb, probe_boxes, round_size, stop):
+    """Branch and bound over every pair ``(j, k)`` and both of its orders.
+
+    A probe first runs every pair's search for at most ``probe_boxes``
+    subproblems (in parallel, each from ``incumbent``): depth first, most
+    promising child first, it dives to good rules at once, and the best of
+    them becomes the incumbent of the complete searches. Those then run in
+    rounds of ``round_size`` pairs: every pair of a round starts from the
+    incumbent of the round's start and a serial pass in pair order updates it.
+    Rounds and the probe depend on the data only, so the result does not
+    depend on the number of threads.
 
     Returns
     -------
@@ -847,44 +864,55 @@ def bnb_search(Z, order, rank, pair_j, pair_k, P, k, criterion, msl, mwl, incumb
     pair_stopped = np.zeros(n_pairs, dtype=np.bool_)
     inc = incumbent
     best_pair = -1
-    for start in range(0, n_pairs, round_size):
-        end = min(start + round_size, n_pairs)
-        inc_round = inc
-        for q in prange(start, end):
-            if load_flag(stop) != 0:
-                pair_stopped[q] = True
-                if root_lb < inc_round:
-                    lb_open[q] = root_lb
-                continue
-            u, v, S = merge_pair(Z, order, rank, pair_j[q], pair_k[q], P)
-            g1, a1, b1, lb1, nb1, st1 = bnb_ordered_pair(u, v, S, k, criterion, msl, mwl,
-                                                         inc_round, epsilon, bound, stop)
-            inc_pair = min(inc_round, g1)
-            g2, a2, b2, lb2, nb2, st2 = bnb_ordered_pair(v, u, S, k, criterion, msl, mwl,
-                                                         inc_pair, epsilon, bound, stop)
-            if g2 < g1:
-                pair_best[q] = g2
-                pair_a[q] = a2
-                pair_b[q] = b2
-                pair_swap[q] = True
-            else:
-                pair_best[q] = g1
-                pair_a[q] = a1
-                pair_b[q] = b1
-            lb_open[q] = min(lb1, lb2)
-            n_boxes[q] = nb1 + nb2
-            pair_stopped[q] = st1 or st2
-        for q in range(start, end):
-            if pair_best[q] < inc:
-                inc = pair_best[q]
-                best_pair = q
+    best_a = 0.0
+    best_b = 0.0
+    best_swap = False
+    for phase in range(2):
+        limit = probe_boxes if phase == 0 else -1
+        step = n_pairs if phase == 0 else round_size
+        for start in range(0, n_pairs, step):
+            end = min(start + step, n_pairs)
+            inc_round = inc
+            for q in prange(start, end):
+                pair_best[q] = np.inf
+                if load_flag(stop) != 0:
+                    pair_stopped[q] = True
+                    if root_lb < inc_round:
+                        lb_open[q] = root_lb
+                    continue
+                u, v, S = merge_pair(Z, order, rank, pair_j[q], pair_k[q], P)
+                g1, a1, b1, lb1, nb1, st1 = bnb_ordered_pair(
+                    u, v, S, k, criterion, msl, mwl, inc_round, epsilon, bound, limit, stop)
+                g2, a2, b2, lb2, nb2, st2 = bnb_ordered_pair(
+                    v, u, S, k, criterion, msl, mwl, min(inc_round, g1), epsilon, bound, limit,
+                    stop)
+                if g2 < g1:
+                    pair_best[q] = g2
+                    pair_a[q] = a2
+                    pair_b[q] = b2
+                    pair_swap[q] = True
+                else:
+                    pair_best[q] = g1
+                    pair_a[q] = a1
+                    pair_b[q] = b1
+                    pair_swap[q] = False
+                n_boxes[q] += nb1 + nb2
+                if phase == 1:
+                    lb_open[q] = min(lb1, lb2)
+                    pair_stopped[q] = st1 or st2
+            for q in range(start, end):
+                if pair_best[q] < inc:
+                    inc = pair_best[q]
+                    best_pair = q
+                    best_a = pair_a[q]
+                    best_b = pair_b[q]
+                    best_swap = pair_swap[q]
     stopped = False
     for q in range(n_pairs):
         stopped = stopped or pair_stopped[q]
     if best_pair < 0:
         return np.inf, -1, False, 0.0, 0.0, lb_open, n_boxes, stopped
-    return (inc, best_pair, pair_swap[best_pair], pair_a[best_pair], pair_b[best_pair], lb_open,
-            n_boxes, stopped)
+    return inc, best_pair, best_swap, best_a, best_b, lb_open, n_boxes, stopped
 
 
 @njit(**NUMBA_OPTS)
@@ -1109,7 +1137,7 @@ class OptimalSplitter(Splitter):
                 best, q, swap, a, b, lb_open, n_boxes, stopped = bnb_search(
                     Z, order, rank, pi, pk, stats, data.n_classes, data.criterion,
                     float(data.min_samples_leaf), float(data.min_weight_leaf), incumbent,
-                    self.epsilon, BOUNDS[self.bound], root_lb,
+                    self.epsilon, BOUNDS[self.bound], root_lb, PROBE_BOXES,
                     max(PAIRS_PER_ROUND, ROUND_WORK // n), timer.flag)
                 info["n_subproblems"] = int(n_boxes.sum())
                 lower = float(lb_open.min()) if lb_open.size else np.inf
