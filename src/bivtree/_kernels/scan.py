@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from .._config import NUMBA_OPTS, SQUARED_ERROR
+from .._config import NUMBA_OPTS
 from .criteria import best_cut_sorted, midpoint_threshold, node_totals, proxy_base
 from .traversal import project_row
 
@@ -31,15 +31,6 @@ def gather_node(samples, labels, targets, sample_weight, n_classes, criterion):
     counts = np.empty(n_classes, dtype=np.float64)
     w_total, t_sum, t_sq = node_totals(node_labels, node_targets, node_weight, n_classes,
                                        criterion, counts)
-    if criterion == SQUARED_ERROR and w_total > 0.0:
-        # Centre the targets on the node mean: the proxy T_L^2/w_L + T_R^2/w_R
-        # and its base sum w y^2 then stay small, so a large common offset in y
-        # costs no precision (the split ranking is unchanged by the shift).
-        mean = t_sum / w_total
-        for p in range(n):
-            node_targets[p] -= mean
-        w_total, t_sum, t_sq = node_totals(node_labels, node_targets, node_weight, n_classes,
-                                           criterion, counts)
     base = proxy_base(counts, w_total, t_sq, criterion)
     return node_labels, node_targets, node_weight, counts, w_total, t_sum, base
 
