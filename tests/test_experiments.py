@@ -36,6 +36,7 @@ from bivtree.experiments import (
     tree_summary,
     write_report,
 )
+from bivtree.experiments.bench import BenchConfig, BenchPart
 
 #: scores (higher is better) of 3 methods on 4 data sets, with one tie on d3
 TABLE = pd.DataFrame({"A": [0.90, 0.85, 0.70, 0.95], "B": [0.80, 0.86, 0.60, 0.90],
@@ -482,3 +483,23 @@ def test_bidt_configuration_bivariate_trees_are_smaller(tmp_path):
                                       values="n_leaves_mean")
     assert (leaves["orientations"] < leaves["univariate"]).all()
     assert (leaves["orientations"] < leaves["sklearn CART"]).all()
+
+
+def test_run_bench_with_a_custom_configuration(tmp_path):
+    config = BenchConfig(
+        name="tiny", title="Tiny grid", description="two parts, one skip",
+        splitters=("orientations",),
+        parts=[BenchPart(["monks-1"], CrossValidation(2), 2),
+               BenchPart(["sklearn:iris"], CrossValidation(2), 2,
+                         skip=("orientations, pruned",))],
+        controls={"unpruned": "orientations"})
+    results, paths = run_bench(config, out=str(tmp_path), verbose=0, plot=False,
+                               closing=lambda r: [f"{len(r)} rows"])
+    per_set = results.groupby("dataset")["estimator"].unique()
+    assert sorted(per_set["monks-1"]) == sorted(
+        ["sklearn CART", "orientations", "sklearn CART, pruned", "orientations, pruned"])
+    assert "orientations, pruned" not in per_set["sklearn:iris"]
+    report = (tmp_path / "tiny.md").read_text()
+    assert "| sklearn:iris | " in report and "| – |" in report
+    assert report.rstrip().endswith(f"{len(results)} rows")
+    assert set(paths) == {"results", "summary", "markdown"}

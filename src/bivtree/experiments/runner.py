@@ -18,6 +18,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -127,7 +128,9 @@ def _warm_up(estimator, X, y, rows):
     _WARMED.add(key)
     few = rows[:: max(1, rows.size // 60)]
     try:
-        clone(estimator).fit(_safe_indexing(X, few), _safe_indexing(y, few))
+        with warnings.catch_warnings():  # e.g. "many classes for few samples"
+            warnings.simplefilter("ignore")
+            clone(estimator).fit(_safe_indexing(X, few), _safe_indexing(y, few))
     except Exception:  # noqa: BLE001, S110 - a warm-up may fail on too few rows per class
         pass
 
