@@ -217,3 +217,20 @@ def test_data_command_help(capsys, command):
         main([command, "--help"])
     assert exc.value.code == 0
     assert f"usage: bivtree {command}" in capsys.readouterr().out
+
+
+def test_parquet_in_and_out(capsys, tmp_path, table):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    _, frame = table
+    train = tmp_path / "train.parquet"
+    frame.to_parquet(train, index=False)
+    model_path = tmp_path / "model.json"
+    assert main(["fit", str(train), "--target", "label", "--drop", "id", "--max-depth", "2",
+                 "-o", str(model_path)]) == 0
+    out_path = tmp_path / "predictions.parquet"
+    assert main(["predict", str(model_path), str(train), "-o", str(out_path)]) == 0
+    written = pd.read_parquet(out_path)
+    model = BivariateTreeClassifier.load(model_path)
+    assert np.array_equal(written["prediction"].to_numpy(),
+                          model.predict(frame[["waist", "height", "age"]]))
