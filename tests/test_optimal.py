@@ -23,7 +23,7 @@ from bivtree.splitters import SplitData, get_splitter
 from bivtree.splitters.sweep import best_split_2d
 
 sys.path.insert(0, str(Path(__file__).parent))
-import naive  # noqa: E402
+import naive
 
 CRITERIA = ("gini", "entropy", "misclassification")
 METHODS = ("branch_and_bound", "sweep")
@@ -97,14 +97,15 @@ def node_data(draw, regression=False):
 
 
 # ---------------------------------------------- exactness against brute force
-@settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=node_data(), criterion=st.sampled_from(CRITERIA), msl=st.sampled_from([1, 1, 2]))
-def test_branch_and_bound_sweep_and_brute_force_agree(data, criterion, msl):
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=node_data(), criterion=st.sampled_from(CRITERIA), msl=st.sampled_from([1, 1, 2]),
+       bound=st.sampled_from(["vertex", "paper"]))
+def test_branch_and_bound_sweep_and_brute_force_agree(data, criterion, msl, bound):
     X, y, w, n_classes = data
     exact = naive.best_optimal(X, y, w, criterion, n_classes, min_samples_leaf=msl)
     sd = split_data(X, y, w, criterion, n_classes, min_samples_leaf=msl)
     for method in METHODS:
-        split = search(sd, method)
+        split = search(sd, method, **({"bound": bound} if method == METHODS[0] else {}))
         if not math.isfinite(exact):
             assert split is None
             continue
@@ -126,6 +127,23 @@ def test_sweep_is_exact_for_squared_error(data):
     scale = float(np.sum(w * y * y)) + w.sum()
     assert close(split.objective, exact, scale)
     assert close(routed_objective(split, X, y, w, "squared_error", 1), split.objective, scale)
+
+
+def test_pairs_handed_to_the_sweep_stay_exact(monkeypatch):
+    # a pair whose search outgrows its budget is solved by the sweep: force it for all
+    from bivtree.splitters import optimal
+    monkeypatch.setattr(optimal, "SWEEP_MIN_BOXES", 0)
+    monkeypatch.setattr(optimal, "SWEEP_BOX_RATIO", 10 ** 9)
+    rng = np.random.default_rng(11)
+    for trial in range(4):
+        X = rng.integers(0, 5, size=(14, 3)).astype(float)
+        y = rng.integers(0, 3, size=14)
+        w = rng.integers(1, 3, size=14).astype(float)
+        exact = naive.best_optimal(X, y, w, "entropy", 3)
+        split = search(split_data(X, y, w, "entropy", 3), "branch_and_bound")
+        assert split.info["n_swept_pairs"] == 3
+        assert close(split.objective, exact, w.sum())
+        assert close(routed_objective(split, X, y, w, "entropy", 3), split.objective, w.sum())
 
 
 def test_min_weight_leaf_is_honoured():
@@ -234,6 +252,7 @@ def test_time_limit_reports_a_proven_gap():
 
 @pytest.mark.parametrize("options, message", [
     ({"method": "magic"}, "method"),
+    ({"bound": "tight"}, "bound"),
     ({"epsilon": 1.0}, "epsilon"),
     ({"epsilon": -0.1}, "epsilon"),
     ({"epsilon": "0.1"}, "epsilon"),

@@ -19,6 +19,7 @@ __all__ = [
     "BivariateTreeClassifier",
     "BivariateTreeRegressor",
     "Tree",
+    "__version__",
     "export_graphviz",
     "export_rules",
     "export_text",
@@ -28,5 +29,4 @@ __all__ = [
     "plot_tree",
     "save_model",
     "to_json",
-    "__version__",
 ]

@@ -178,9 +178,9 @@ class BaseBivariateTree(BaseEstimator):
         ccp = self.ccp_alpha
         if not (isinstance(ccp, numbers.Real) and ccp >= 0.0 and np.isfinite(ccp)):
             raise ValueError(f"ccp_alpha must be a number >= 0, got {ccp!r}")
-        return dict(max_depth=max_depth, min_samples_split=min_samples_split,
-                    min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
-                    min_impurity_decrease=float(mid), max_leaf_nodes=mln)
+        return {"max_depth": max_depth, "min_samples_split": min_samples_split,
+                "min_samples_leaf": min_samples_leaf, "min_weight_leaf": min_weight_leaf,
+                "min_impurity_decrease": float(mid), "max_leaf_nodes": mln}
 
     def _resolve_max_features(self, n_features):
         mf = self.max_features
@@ -405,8 +405,9 @@ class BaseBivariateTree(BaseEstimator):
         from .export import load_model
 
         model = load_model(path)
-        if not isinstance(model, cls):
-            raise ValueError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+        if not isinstance(model, cls):  # a wrong file, not a wrong argument type
+            raise ValueError(  # noqa: TRY004
+                f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
         return model
 
     def __sklearn_tags__(self):

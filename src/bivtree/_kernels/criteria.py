@@ -28,7 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .._config import ENTROPY, GINI, MISCLASSIFICATION, NUMBA_OPTS, SQUARED_ERROR
+from .._config import ENTROPY, GINI, NUMBA_OPTS, SQUARED_ERROR
 
 _INV_LN2 = 1.0 / math.log(2.0)
 
@@ -84,8 +84,7 @@ def impurity_of(counts, w_total, t_sum, t_sq, criterion):
     # misclassification
     m = 0.0
     for c in range(counts.shape[0]):
-        if counts[c] > m:
-            m = counts[c]
+        m = max(m, counts[c])
     return 1.0 - m / w_total
 
 
@@ -154,8 +153,7 @@ def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
             right_counts[c] = tot_counts[c]
             sq_right += tot_counts[c] * tot_counts[c]
             xl_right += xlogx(tot_counts[c])
-            if tot_counts[c] > max_right:
-                max_right = tot_counts[c]
+            max_right = max(max_right, tot_counts[c])
     last = n - min_samples_leaf  # positions >= last leave too few samples on the right
     for p in range(n - 1):
         i = order[p]
@@ -176,13 +174,11 @@ def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
                 xl_left += xlogx(a + w) - xlogx(a)
                 xl_right += xlogx(b - w) - xlogx(b)
             else:
-                if a + w > max_left:
-                    max_left = a + w
+                max_left = max(max_left, a + w)
                 if b == max_right:
                     max_right = 0.0
                     for k in range(n_classes):
-                        if right_counts[k] > max_right:
-                            max_right = right_counts[k]
+                        max_right = max(max_right, right_counts[k])
         if p + 1 < min_samples_leaf:
             continue
         if p + 1 > last:

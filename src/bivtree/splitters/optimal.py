@@ -5,52 +5,61 @@ For every ordered feature pair ``(j1, j2)`` the search looks for the rule
 ``[-1, 1] x [B_lo, B_hi]`` of ``(a, b)``, ``z`` being the node's features
 normalized by their median and interquartile range (section 4.1). Slopes
 ``|a| > 1`` are the other ordered pair's slopes ``|1 / a| < 1``, so the two
-orders together see every line.
+orders together see every line. Identical points are merged first.
 
 A subproblem is a box ``C = [a_lo, a_hi] x [b_lo, b_hi]``. It splits the
 points into those every rule of ``C`` satisfies (``A``, go left), those no rule
 satisfies (``B``) and the undecided ones (``I``), section 4.2. Boxes are
-processed depth first:
+processed depth first, the child of least bound first:
 
-* **lower bound** (Theorem 4): ``I(n_A) + I(n_B)`` by concavity of the
-  impurity, improved for entropy (Theorem 5, ``-sum m_j log m_j + M log(M/2)``
-  over the undecided points) and gini (Theorem 6, the gini of the undecided
-  points without their largest class); the classification error uses
-  Theorem 4 alone. A box whose bound reaches ``(1 - epsilon)`` times the
-  incumbent is pruned (section 5.1).
+* **lower bound**: with ``bound="paper"``, Theorem 4 (``I(n_A) + I(n_B)`` by
+  concavity of the impurity) improved for entropy by Theorem 5 and for gini
+  by Theorem 6 (the classification error uses Theorem 4 alone). With
+  ``bound="vertex"`` (the default), Theorem 1 itself: the least impurity over
+  the ways to send each class of ``I`` wholly to one side, never weaker and
+  on real data orders of magnitude fewer subproblems. A box whose bound
+  reaches ``(1 - epsilon)`` times the incumbent is pruned (section 5.1).
 * **exploration criteria** (section 4.3) close a box by enumerating every
   partition it can make: 1. ``I`` is empty; 2. the points of ``I`` coincide
-  (after merging duplicates: ``|I| = 1``), both sides are tried; 3. the points
-  of ``I`` share one class: by Theorem 1 one of the two lines putting all of
-  ``I`` on one side is optimal in ``C``, and the paper's constant-time slope
-  intervals say whether both exist; 4. the points of ``I`` are collinear
-  (Theorem 2): a rule with slope ``a > a*`` satisfies exactly a prefix of
-  them in ``z_j1`` order, one with ``a < a*`` a suffix, and the prefix or
-  suffix cut between two consecutive points is reachable in ``C`` iff the
-  crossing abscissa ``c = (b* - b) / (a - a*)``, whose range over the box
-  follows from its corners, meets the interval between them: a constant-time
-  test per partition (the paper's small linear program, solved in closed form).
+  (after merging: ``|I| = 1``), both sides are tried; 3. the points of ``I``
+  share one class: by Theorem 1 one of the two lines putting all of ``I`` on
+  one side is optimal in ``C``, and the paper's constant-time slope intervals
+  say whether both exist; 4. the points of ``I`` are collinear (Theorem 2): a
+  rule with slope ``a > a*`` satisfies exactly a prefix of them in ``z_j1``
+  order, one with ``a < a*`` a suffix, and the cut between two consecutive
+  points is reachable in ``C`` iff the crossing abscissa ``c = (b* - b) / (a -
+  a*)``, whose range over the box follows from its corners, meets the gap
+  between them: a constant-time test per partition (the paper's small linear
+  program, solved in closed form). The same holds for points on a vertical
+  line (one ``z_j1``), which Theorem 2 leaves out.
 * **branching** (section 4.4): strategy 2 (mean of the per-point lines
   ``a_i z_j1 + b_i = z_j2`` with the mean intercept over the slopes of ``C``),
   clamped to the middle of each side so that every box shrinks by a fixed
   factor per level: the combination with strategy 1 that Theorem 3 needs for
-  termination. The upper bound of a box is the rule at its branching point.
+  termination. The upper bound of a box is the rule at its branching point; a
+  box whose upper bound attains its lower bound is closed.
+
+Points a hair apart (``0.3888889`` next to ``0.38888889``) have nearly
+parallel dual lines, and the boxes along them stay undecided until they are
+that thin; a pair whose search outgrows the cost of its exact sweep, or meets a
+box too thin for float64, is therefore solved by the rotational sweep of
+:mod:`.sweep` instead, so that no pair costs much more than ``O(m^2 log m)``.
 
 The search starts from the best univariate split as incumbent (a univariate
 rule is the bivariate rule with ``a = 0``) and carries the best impurity from
-pair to pair. Pairs run in parallel (section 5.2) in rounds of a fixed number
-of pairs: within a round every pair starts from the incumbent of the round's
-start, and a serial pass in pair order then updates it, so the result does not
-depend on the number of threads.
+pair to pair. Pairs run in parallel (section 5.2) in rounds of a number of
+pairs fixed by the node's size: within a round every pair starts from the
+incumbent of the round's start, and a serial pass in pair order then updates
+it, so the result does not depend on the number of threads.
 
 The winning rule is written back in original units (section 4.1) and its
 threshold re-scanned with the routing arithmetic; the proven lower bound of the
 search (from the boxes pruned by ``epsilon`` or left when ``time_limit`` ran
 out) is reported in ``Split.info`` as a relative gap.
 
-The same splitter runs the exact rotational sweep of :mod:`.sweep` with
-``method="sweep"``; it also handles ``squared_error``, where the impurity is not
-a concave function of class counts and the paper's bounds do not apply.
+The same splitter runs the exact sweep on every pair with ``method="sweep"``;
+it also handles ``squared_error``, where the impurity is not a concave function
+of class counts and the paper's bounds do not apply.
 """
 
 import math
@@ -67,8 +76,7 @@ from .._kernels.criteria import xlogx
 from .._kernels.scan import gather_node
 from ._base import BEATS_TOLERANCE, Splitter, candidate_pairs, register
 from ._pairs import finish_bivariate
-from .sweep import (frequency_weighted_impurity, load_flag, node_statistics, sweep_pair,
-                    sweep_search)
+from .sweep import frequency_weighted_impurity, load_flag, node_statistics, sweep_pair, sweep_search
 from .univariate import best_univariate_split
 
 _INV_LN2 = 1.0 / math.log(2.0)
@@ -79,18 +87,26 @@ _INV_LN2 = 1.0 / math.log(2.0)
 #: only, never on the number of threads.
 PAIRS_PER_ROUND = 16
 ROUND_WORK = 20_000
-#: subproblems per ordered pair of the probe that looks for a strong incumbent.
-PROBE_BOXES = 64
+#: a pair whose search needs more than ``max(SWEEP_MIN_BOXES, m^2 / SWEEP_BOX_RATIO)``
+#: subproblems (``m`` distinct points) is solved by the exact sweep instead.
+SWEEP_MIN_BOXES = 4096
+SWEEP_BOX_RATIO = 16
 #: the branching point stays this fraction of each side away from the box's edges.
 BRANCH_CLAMP = 0.1
 #: boxes between two looks at the stop flag.
 _STOP_CHECK_EVERY = 256
+#: a rule within this (relative) of a box's lower bound attains it.
+_ATTAINED = 1e-12
 #: points this close (relative) to one line count as collinear (criterion 4).
 COLLINEAR_TOL = 1e-11
-#: a box narrower than this (relative) cannot be resolved in float64; it is
-#: scored at its centre and its bound is reported as unproven.
+#: a box narrower than this (relative) cannot be branched in float64; its pair
+#: is solved by the exact sweep instead.
 _TINY = 1e-14
 
+#: ``method="auto"`` runs the branch and bound for the classification criteria
+#: (faster than the sweep on all but the smallest nodes, where both take well under
+#: a millisecond; see benchmarks/bench_optimal.py) and the sweep for
+#: ``squared_error``, where the bounds do not apply.
 METHODS = ("auto", "branch_and_bound", "sweep")
 #: lower bounds of the branch and bound (see :func:`_lower_bound`).
 PAPER = 0
@@ -98,8 +114,6 @@ VERTEX = 1
 BOUNDS = {"paper": PAPER, "vertex": VERTEX}
 #: the vertex bound enumerates ``2^k'`` assignments; beyond this many classes, the paper's.
 VERTEX_MAX_CLASSES = 8
-#: below this many node samples ``method="auto"`` uses the sweep (see benchmarks/).
-AUTO_SWEEP_MAX_SAMPLES = 64
 
 
 # ------------------------------------------------------------------ criteria
@@ -130,7 +144,7 @@ def _bound_extra(m, k, criterion):
             total += m[c]
             h -= xlogx(m[c])
         extra = (h + xlogx(total)) * _INV_LN2 - total  # M log2(M / 2) = M log2 M - M
-        return extra if extra > 0.0 else 0.0
+        return max(0.0, extra)
     return 0.0
 
 
@@ -140,11 +154,11 @@ def _lower_bound(sA, sB, m, k, criterion, bound, left, right):
     undecided class weights ``m``.
 
     ``bound == PAPER``: Theorem 4 plus the Theorem 5 / 6 term. ``bound ==
-    VERTEX``: Theorem 1 itself, ``min`` over the ``2^k'`` ways to send each of
-    the ``k'`` classes present in ``I`` wholly to one side; the impurity is
-    concave in the share of each class sent left, so its minimum over all
-    (fractional) assignments is at such a vertex, and by strict concavity it
-    is never below the paper's bound. Beyond :data:`VERTEX_MAX_CLASSES`
+    VERTEX``: Theorem 1 itself, the least impurity over the ``2^k'`` ways to
+    send each of the ``k'`` classes present in ``I`` wholly to one side: the
+    impurity is concave in the share of each class sent left, so its minimum
+    over all (fractional) assignments is at such a vertex; by strict concavity
+    this is never below the paper's bound. Beyond :data:`VERTEX_MAX_CLASSES`
     classes the paper's bound is used.
     """
     paper = _impurity(sA, k, criterion) + _impurity(sB, k, criterion) + _bound_extra(
@@ -170,8 +184,7 @@ def _lower_bound(sA, sB, m, k, criterion, bound, left, right):
                     right[c] += m[c]
                 bit += 1
         g = _impurity(left, k, criterion) + _impurity(right, k, criterion)
-        if g < best:
-            best = g
+        best = min(best, g)
     return best
 
 
@@ -321,9 +334,21 @@ def _explore_single_class(a_lo, a_hi, b_lo, b_hi, x1, x2, P, idx, sA, sB, left, 
     return True, g_l, a_l, b_lo
 
 
+#: outcomes of :func:`bnb_ordered_pair`.
+COMPLETE = 0
+STOPPED = 1
+GAVE_UP = 2
+
+#: kinds of point sets returned by :func:`_collinear`.
+SCATTERED = 0
+ON_A_LINE = 1
+VERTICAL = 2
+
+
 @njit(**NUMBA_OPTS)
 def _collinear(x1, x2, idx):
-    """Whether the (distinct) points ``idx`` lie on one non-vertical line.
+    """Whether the (distinct) points ``idx`` lie on one line: :data:`ON_A_LINE`,
+    :data:`VERTICAL` (all share ``x1``) or :data:`SCATTERED`.
 
     Points whose distance to the line through the two extreme ones (in
     ``x1``) is within :data:`COLLINEAR_TOL` of their extent count as
@@ -331,6 +356,24 @@ def _collinear(x1, x2, idx):
     in binary, and a line separating such points would have to be placed to
     the last bit, which no stored rule can reproduce.
     """
+    # a quick look with the first two points rejects most scattered sets at once
+    p0 = idx[0]
+    q0 = -1
+    for t in range(1, idx.shape[0]):
+        if x1[idx[t]] != x1[p0]:
+            q0 = idx[t]
+            break
+    if q0 < 0:
+        return VERTICAL
+    dx = x1[q0] - x1[p0]
+    dy = x2[q0] - x2[p0]
+    for t in range(idx.shape[0]):
+        i = idx[t]
+        ex = x1[i] - x1[p0]
+        ey = x2[i] - x2[p0]
+        if abs(ex * dy - ey * dx) > 1e-6 * (abs(ex * dy) + abs(ey * dx)):
+            return SCATTERED
+    # nearly collinear: decide with the best-conditioned reference line
     p0 = idx[0]
     q0 = idx[0]
     for t in range(1, idx.shape[0]):
@@ -339,8 +382,6 @@ def _collinear(x1, x2, idx):
             p0 = i
         if x1[i] > x1[q0]:
             q0 = i
-    if x1[q0] == x1[p0]:
-        return False  # a vertical line: no slope a*, the points separate by branching
     dx = x1[q0] - x1[p0]
     dy = x2[q0] - x2[p0]
     for t in range(idx.shape[0]):
@@ -348,8 +389,71 @@ def _collinear(x1, x2, idx):
         ex = x1[i] - x1[p0]
         ey = x2[i] - x2[p0]
         if abs(ex * dy - ey * dx) > COLLINEAR_TOL * (abs(ex * dy) + abs(ey * dx)):
-            return False
-    return True
+            return SCATTERED
+    return ON_A_LINE
+
+
+@njit(**NUMBA_OPTS)
+def _explore_vertical(a_lo, a_hi, b_lo, b_hi, x1, x2, P, idx, sA, sB, sI, pre, left, right,
+                      k, criterion, msl, mwl, inc):
+    """Criterion 4 for points sharing ``x1 = v``: every partition the box makes of them.
+
+    ``a v + b <= x2`` satisfies the points with ``x2 >= c``, ``c = a v + b``,
+    and over the open box ``c`` ranges between the smallest and largest value
+    of ``a v + b`` at the corners: the cut between two consecutive points (in
+    ``x2`` order) is reachable iff that range meets the gap between them.
+    (Theorem 2 asks for a line ``x2 = a* x1 + b*``; without this case two
+    points a hair apart on a vertical line would keep every box along their
+    parallel dual lines undecided until the boxes are that thin.) Returns the
+    best ``(G, a, b)`` below ``inc`` (``inf`` if none).
+    """
+    K = k + 1
+    nI = idx.shape[0]
+    v = x1[idx[0]]
+    ordr = np.argsort(x2[idx])
+    for c in range(K):
+        pre[0, c] = 0.0
+    for t in range(nI):
+        i = idx[ordr[t]]
+        for c in range(K):
+            pre[t + 1, c] = pre[t, c] + P[i, c]
+    c_min = (a_lo * v if v >= 0.0 else a_hi * v) + b_lo
+    c_max = (a_hi * v if v >= 0.0 else a_lo * v) + b_hi
+    best = np.inf
+    best_a = 0.0
+    best_b = 0.0
+    for t in range(nI + 1):
+        # the first t points (in x2 order) unsatisfied, the others satisfied
+        lo_edge = x2[idx[ordr[t - 1]]] if t > 0 else -np.inf
+        hi_edge = x2[idx[ordr[t]]] if t < nI else np.inf
+        if not (c_min < hi_edge and lo_edge < c_max):
+            continue
+        for c in range(K):
+            left[c] = sA[c] + sI[c] - pre[t, c]
+            right[c] = sB[c] + pre[t, c]
+        g = _score(left, right, k, criterion, msl, mwl)
+        if not (g < inc and g < best):
+            continue
+        cc = _mid(max(c_min, lo_edge), min(c_max, hi_edge))
+        # a rule of the box with a v + b = cc
+        if v != 0.0:
+            lo = (cc - b_hi) / v
+            hi = (cc - b_lo) / v
+            if v < 0.0:
+                lo, hi = hi, lo
+            la_lo = max(a_lo, lo)
+            la_hi = min(a_hi, hi)
+            la = la_lo + (la_hi - la_lo) / 2.0
+        else:
+            la = a_lo + (a_hi - a_lo) / 2.0
+        lb = cc - la * v
+        g = _score_line(la, lb, x1, x2, P, idx, nI, sA, sB, left, right, k, criterion, msl,
+                        mwl)
+        if g < inc and g < best:
+            best = g
+            best_a = la
+            best_b = lb
+    return best, best_a, best_b
 
 
 @njit(**NUMBA_OPTS)
@@ -561,8 +665,8 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
     bound : int
         :data:`PAPER` or :data:`VERTEX` (see :func:`_lower_bound`).
     max_boxes : int
-        Give up after exploring this many subproblems (a probe for a good
-        incumbent; nothing is proven then); negative: no limit.
+        Give up (status :data:`GAVE_UP`) after exploring this many
+        subproblems; negative: no limit.
     stop : int64 (1,)
         Stop (keeping the bounds of the open boxes) once non-zero.
 
@@ -578,7 +682,11 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
         ``>= min(best, incumbent, lb_open)``.
     n_boxes : int
         Subproblems explored.
-    stopped : bool
+    status : int
+        :data:`COMPLETE`; :data:`STOPPED` by the stop flag (``lb_open``
+        bounds what is left); :data:`GAVE_UP` after ``max_boxes`` subproblems
+        or at a box too thin to branch in float64 (nothing is proven; the caller
+        solves the pair with the sweep).
     """
     m = x1.shape[0]
     K = k + 1
@@ -590,6 +698,7 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
     lb_open = np.inf
     n_boxes = 0
     stopped = False
+    gave_up = False
 
     total = np.zeros(K)
     for i in range(m):
@@ -600,10 +709,8 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
     for i in range(m):
         lo = x2[i] - abs(x1[i])
         hi = x2[i] + abs(x1[i])
-        if lo < b_lo_root:
-            b_lo_root = lo
-        if hi > b_hi_root:
-            b_hi_root = hi
+        b_lo_root = min(b_lo_root, lo)
+        b_hi_root = max(b_hi_root, hi)
     # at b = B_hi no point may be satisfied: strict margin
     b_hi_root += max(1.0, abs(b_hi_root)) * 1e-6
 
@@ -618,6 +725,7 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
     bi = np.empty((cap, 2), np.int64)  # pool offset, |I|
     bA = np.empty((cap, K))
     bB = np.empty((cap, K))
+    bI = np.empty((cap, K))            # statistics of the undecided points
     pool = np.empty(4 * m + 16, np.int64)
     for i in range(m):
         pool[i] = i
@@ -630,6 +738,7 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
     bi[0, 1] = m
     bA[0, :] = 0.0
     bB[0, :] = 0.0
+    bI[0, :] = total
     top = 1
 
     pre = np.empty((m + 1, K))
@@ -645,6 +754,7 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
     since_check = 0
     while top > 0:
         if n_boxes == max_boxes:
+            gave_up = True
             break
         since_check += 1
         if since_check >= _STOP_CHECK_EVERY:
@@ -666,6 +776,7 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
         for c in range(K):
             sA[c] = bA[top, c]
             sB[c] = bB[top, c]
+            sI[c] = bI[top, c]
         if lb >= keep * inc:
             if lb < inc and lb < lb_open:
                 lb_open = lb
@@ -683,13 +794,7 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
                 best_b = b_lo + (b_hi - b_lo) / 2.0
             continue
 
-        for c in range(K):
-            sI[c] = 0.0
         classes = 0
-        for t in range(nI):
-            i = idx[t]
-            for c in range(K):
-                sI[c] += P[i, c]
         for c in range(k):
             if sI[c] > 0.0:
                 classes += 1
@@ -719,9 +824,16 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
                 continue
 
         # ---- criterion 4: the undecided points are collinear (Theorem 2)
-        if _collinear(x1, x2, idx):
-            g, ga, gb = _explore_collinear(a_lo, a_hi, b_lo, b_hi, x1, x2, P, idx, sA, sB, sI,
-                                           pre, left, right, k, criterion, msl, mwl, inc)
+        shape = _collinear(x1, x2, idx)
+        if shape != SCATTERED:
+            if shape == ON_A_LINE:
+                g, ga, gb = _explore_collinear(a_lo, a_hi, b_lo, b_hi, x1, x2, P, idx, sA, sB,
+                                               sI, pre, left, right, k, criterion, msl, mwl,
+                                               inc)
+            else:
+                g, ga, gb = _explore_vertical(a_lo, a_hi, b_lo, b_hi, x1, x2, P, idx, sA, sB,
+                                              sI, pre, left, right, k, criterion, msl, mwl,
+                                              inc)
             if g < inc:
                 inc = g
                 best = g
@@ -729,20 +841,10 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
                 best_b = gb
             continue
 
-        # ---- a box too thin for float64: score its centre, report its bound as unproven
+        # ---- a box too thin for float64 to branch: leave the pair to the exact sweep
         if (a_hi - a_lo) <= _TINY or (b_hi - b_lo) <= _TINY * max(1.0, abs(b_lo), abs(b_hi)):
-            ac = a_lo + (a_hi - a_lo) / 2.0
-            bc = b_lo + (b_hi - b_lo) / 2.0
-            g = _score_line(ac, bc, x1, x2, P, idx, nI, sA, sB, left, right, k, criterion,
-                            msl, mwl)
-            if g < inc:
-                inc = g
-                best = g
-                best_a = ac
-                best_b = bc
-            if lb < inc and lb < lb_open:
-                lb_open = lb
-            continue
+            gave_up = True
+            break
 
         # ---- branch: strategy 2, clamped towards strategy 1 (termination)
         a_m, b_m = _branch_point(a_lo, a_hi, b_lo, b_hi, x1, x2, P, idx, k)
@@ -754,6 +856,8 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
             best = g
             best_a = a_m
             best_b = b_m
+        if g <= lb + _ATTAINED * max(1.0, abs(lb)):
+            continue  # the bound is attained: the box holds nothing better
         _split_box(a_lo, a_m, a_hi, b_lo, b_m, b_hi, x1, x2, P, idx, sA, sB, kid_box, kidA,
                    kidB, kidI, kid_list, kid_n, kid_lb, k, criterion, bound, left, right)
         # push the most promising child last, so that it is explored first
@@ -770,6 +874,7 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
                 bi = _grown(bi, top)
                 bA = _grown(bA, top)
                 bB = _grown(bB, top)
+                bI = _grown(bI, top)
             nk = kid_n[q]
             if pool_top + nk > pool.shape[0]:
                 pool = _grown_pool(pool, pool_top, pool_top + nk)
@@ -783,9 +888,11 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
             for c in range(K):
                 bA[top, c] = kidA[q, c]
                 bB[top, c] = kidB[q, c]
+                bI[top, c] = kidI[q, c]
             pool_top += nk
             top += 1
-    return best, best_a, best_b, lb_open, n_boxes, stopped
+    status = STOPPED if stopped else (GAVE_UP if gave_up else COMPLETE)
+    return best, best_a, best_b, lb_open, n_boxes, status
 
 
 # --------------------------------------------------------------- all the pairs
@@ -828,17 +935,19 @@ def merge_pair(Z, order, rank, j, k, P):
 
 @njit(parallel=True, **NUMBA_OPTS)
 def bnb_search(Z, order, rank, pair_j, pair_k, P, k, criterion, msl, mwl, incumbent, epsilon,
-               bound, root_lb, probe_boxes, round_size, stop):
+               bound, root_lb, round_size, sweep_boxes, stop):
     """Branch and bound over every pair ``(j, k)`` and both of its orders.
 
-    A probe first runs every pair's search for at most ``probe_boxes``
-    subproblems (in parallel, each from ``incumbent``): depth first, most
-    promising child first, it dives to good rules at once, and the best of
-    them becomes the incumbent of the complete searches. Those then run in
-    rounds of ``round_size`` pairs: every pair of a round starts from the
-    incumbent of the round's start and a serial pass in pair order updates it.
-    Rounds and the probe depend on the data only, so the result does not
-    depend on the number of threads.
+    The pairs run in rounds of ``round_size``: every pair of a round starts
+    from the incumbent of the round's start (its first order passes its result
+    on to its second), and a serial pass in pair order then updates the
+    incumbent. Rounds depend on the data only, so the result does not depend
+    on the number of threads.
+
+    A pair whose search explores more than ``max(sweep_boxes[0], m^2 /
+    sweep_boxes[1])`` subproblems (``m`` distinct points), or meets a box too
+    thin to branch in float64, is handed to the exact rotational sweep, which
+    costs ``m (m - 1) / 2`` swaps whatever the data.
 
     Returns
     -------
@@ -852,6 +961,8 @@ def bnb_search(Z, order, rank, pair_j, pair_k, P, k, criterion, msl, mwl, incumb
     lb_open : float64 (n_pairs,)
         Per pair, the least bound of its unexplored boxes (``inf`` if none).
     n_boxes : int64 (n_pairs,)
+    n_swaps : int64 (n_pairs,)
+        Swaps of the sweeps that replaced searches.
     stopped : bool
     """
     n_pairs = pair_j.shape[0]
@@ -861,65 +972,88 @@ def bnb_search(Z, order, rank, pair_j, pair_k, P, k, criterion, msl, mwl, incumb
     pair_swap = np.zeros(n_pairs, dtype=np.bool_)
     lb_open = np.full(n_pairs, np.inf)
     n_boxes = np.zeros(n_pairs, dtype=np.int64)
+    n_swaps = np.zeros(n_pairs, dtype=np.int64)
     pair_stopped = np.zeros(n_pairs, dtype=np.bool_)
+    params = np.empty(2)
+    params[0] = msl
+    params[1] = mwl
     inc = incumbent
     best_pair = -1
     best_a = 0.0
     best_b = 0.0
     best_swap = False
-    for phase in range(2):
-        limit = probe_boxes if phase == 0 else -1
-        step = n_pairs if phase == 0 else round_size
-        for start in range(0, n_pairs, step):
-            end = min(start + step, n_pairs)
-            inc_round = inc
-            for q in prange(start, end):
-                pair_best[q] = np.inf
-                if load_flag(stop) != 0:
-                    pair_stopped[q] = True
-                    if root_lb < inc_round:
-                        lb_open[q] = root_lb
-                    continue
-                u, v, S = merge_pair(Z, order, rank, pair_j[q], pair_k[q], P)
-                g1, a1, b1, lb1, nb1, st1 = bnb_ordered_pair(
-                    u, v, S, k, criterion, msl, mwl, inc_round, epsilon, bound, limit, stop)
+    for start in range(0, n_pairs, round_size):
+        end = min(start + round_size, n_pairs)
+        inc_round = inc
+        for q in prange(start, end):
+            if load_flag(stop) != 0:
+                pair_stopped[q] = True
+                if root_lb < inc_round:
+                    lb_open[q] = root_lb
+                continue
+            u, v, S = merge_pair(Z, order, rank, pair_j[q], pair_k[q], P)
+            m = u.shape[0]
+            limit = max(sweep_boxes[0], (m * m) // sweep_boxes[1])
+            g1, a1, b1, lb1, nb1, st1 = bnb_ordered_pair(
+                u, v, S, k, criterion, msl, mwl, inc_round, epsilon, bound, limit, stop)
+            g2 = np.inf
+            a2 = 0.0
+            b2 = 0.0
+            lb2 = np.inf
+            nb2 = 0
+            st2 = COMPLETE
+            if st1 != GAVE_UP:
                 g2, a2, b2, lb2, nb2, st2 = bnb_ordered_pair(
                     v, u, S, k, criterion, msl, mwl, min(inc_round, g1), epsilon, bound, limit,
                     stop)
-                if g2 < g1:
-                    pair_best[q] = g2
-                    pair_a[q] = a2
-                    pair_b[q] = b2
-                    pair_swap[q] = True
-                else:
-                    pair_best[q] = g1
-                    pair_a[q] = a1
-                    pair_b[q] = b1
-                    pair_swap[q] = False
-                n_boxes[q] += nb1 + nb2
-                if phase == 1:
-                    lb_open[q] = min(lb1, lb2)
-                    pair_stopped[q] = st1 or st2
-            for q in range(start, end):
-                if pair_best[q] < inc:
-                    inc = pair_best[q]
-                    best_pair = q
-                    best_a = pair_a[q]
-                    best_b = pair_b[q]
-                    best_swap = pair_swap[q]
+            n_boxes[q] = nb1 + nb2
+            if st1 == GAVE_UP or st2 == GAVE_UP:
+                # more subproblems than the pair's exact sweep costs, or a box too thin
+                # for float64 (points a hair apart keep long thin strips of boxes
+                # undecided): sweep the pair
+                opt, wu, wv, _, _, sw, done = sweep_pair(u, v, S, criterion, params, stop)
+                n_swaps[q] = sw
+                lb_open[q] = np.inf if done else min(root_lb, opt)
+                pair_stopped[q] = not done
+                pair_best[q] = opt if opt < inc_round else np.inf
+                # the rule wu z_j + wv z_k <= t, as a x1 + b <= x2 with |a| <= 1 (only
+                # its direction is used)
+                pair_swap[q] = abs(wu) > abs(wv)
+                pair_a[q] = -wv / wu if abs(wu) > abs(wv) else -wu / wv
+                pair_b[q] = 0.0
+                continue
+            if g2 < g1:
+                pair_best[q] = g2
+                pair_a[q] = a2
+                pair_b[q] = b2
+                pair_swap[q] = True
+            else:
+                pair_best[q] = g1
+                pair_a[q] = a1
+                pair_b[q] = b1
+                pair_swap[q] = False
+            lb_open[q] = min(lb1, lb2)
+            pair_stopped[q] = st1 == STOPPED or st2 == STOPPED
+        for q in range(start, end):
+            if pair_best[q] < inc:
+                inc = pair_best[q]
+                best_pair = q
+                best_a = pair_a[q]
+                best_b = pair_b[q]
+                best_swap = pair_swap[q]
     stopped = False
     for q in range(n_pairs):
         stopped = stopped or pair_stopped[q]
     if best_pair < 0:
-        return np.inf, -1, False, 0.0, 0.0, lb_open, n_boxes, stopped
-    return inc, best_pair, best_swap, best_a, best_b, lb_open, n_boxes, stopped
+        return np.inf, -1, False, 0.0, 0.0, lb_open, n_boxes, n_swaps, stopped
+    return inc, best_pair, best_swap, best_a, best_b, lb_open, n_boxes, n_swaps, stopped
 
 
 @njit(**NUMBA_OPTS)
 def _sorted_quantile(col, order, q):
     """Quantile ``q`` of ``col`` (sorted by ``order``), linear interpolation as numpy's default."""
     pos = q * (col.shape[0] - 1)
-    lo = int(math.floor(pos))
+    lo = math.floor(pos)
     hi = min(lo + 1, col.shape[0] - 1)
     frac = pos - lo
     return col[order[lo]] + frac * (col[order[hi]] - col[order[lo]])
@@ -1041,9 +1175,8 @@ class OptimalSplitter(Splitter):
         ``"branch_and_bound"``: the BiDT algorithm (gini, entropy,
         misclassification); ``"sweep"``: the exact rotational sweep of every
         feature pair (any criterion, ``O(n^2 log n)`` per pair);
-        ``"auto"``: the sweep for nodes of at most
-        :data:`AUTO_SWEEP_MAX_SAMPLES` samples and for ``squared_error``, the
-        branch and bound otherwise.
+        ``"auto"``: the branch and bound for the classification criteria, the
+        sweep for ``squared_error``.
     epsilon : float in [0, 1), default=0.0
         Relative optimality gap of the branch and bound (section 5.1): the
         returned split's impurity ``G`` satisfies ``(1 - epsilon) G <= G*``.
@@ -1080,7 +1213,8 @@ class OptimalSplitter(Splitter):
         self.fit_time_limit = _check_option("fit_time_limit", fit_time_limit, 0.0,
                                             allow_none=True)
         if isinstance(verbose, bool) or not isinstance(verbose, numbers.Integral):
-            raise ValueError(f"verbose must be an integer, got {verbose!r}")
+            # the estimator reports every bad parameter as a ValueError
+            raise ValueError(f"verbose must be an integer, got {verbose!r}")  # noqa: TRY004
         self.verbose = int(verbose)
 
     def prepare(self, data):
@@ -1092,12 +1226,10 @@ class OptimalSplitter(Splitter):
         self._objective = np.int64(data.criterion)  # built-in objective code
         self._params = np.array([float(data.min_samples_leaf), float(data.min_weight_leaf)])
 
-    def _node_method(self, criterion, n):
+    def _node_method(self, criterion):
         if self.method != "auto":
             return self.method
-        if criterion == SQUARED_ERROR or n <= AUTO_SWEEP_MAX_SAMPLES:
-            return "sweep"
-        return "branch_and_bound"
+        return "sweep" if criterion == SQUARED_ERROR else "branch_and_bound"
 
     def _node_time_limit(self):
         limit = self.time_limit
@@ -1112,7 +1244,7 @@ class OptimalSplitter(Splitter):
         if univariate is None:
             return None
         n = samples.shape[0]
-        method = self._node_method(data.criterion, n)
+        method = self._node_method(data.criterion)
         Z, order, rank, _, scale = node_features(data.X, samples, features)
         varying = np.flatnonzero(scale > 0)
         pi, pk = candidate_pairs(varying)
@@ -1134,12 +1266,14 @@ class OptimalSplitter(Splitter):
         previous_chunk = numba.set_parallel_chunksize(1)  # pairs differ widely in cost
         try:
             if method == "branch_and_bound":
-                best, q, swap, a, b, lb_open, n_boxes, stopped = bnb_search(
+                best, q, swap, a, _, lb_open, n_boxes, n_swaps, stopped = bnb_search(
                     Z, order, rank, pi, pk, stats, data.n_classes, data.criterion,
                     float(data.min_samples_leaf), float(data.min_weight_leaf), incumbent,
-                    self.epsilon, BOUNDS[self.bound], root_lb, PROBE_BOXES,
-                    max(PAIRS_PER_ROUND, ROUND_WORK // n), timer.flag)
+                    self.epsilon, BOUNDS[self.bound], root_lb,
+                    max(PAIRS_PER_ROUND, ROUND_WORK // n),
+                    np.array([SWEEP_MIN_BOXES, SWEEP_BOX_RATIO], dtype=np.int64), timer.flag)
                 info["n_subproblems"] = int(n_boxes.sum())
+                info["n_swept_pairs"] = int(np.count_nonzero(n_swaps))
                 lower = float(lb_open.min()) if lb_open.size else np.inf
                 candidate = None
                 if q >= 0:
@@ -1181,9 +1315,9 @@ class OptimalSplitter(Splitter):
             return split
         u = np.ascontiguousarray(Z[:, min(z1, z2)])
         v = np.ascontiguousarray(Z[:, max(z1, z2)])
-        optimum, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, self._objective, self._params,
-                                                 np.zeros(1, dtype=np.int64))
-        lo, hi = min(z1, z2), max(z1, z2)
+        _, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, self._objective, self._params,
+                                           np.zeros(1, dtype=np.int64))
+        lo = min(z1, z2)
         flo = f1 if z1 == lo else f2
         fhi = f2 if z1 == lo else f1
         if abs(wu) >= abs(wv):

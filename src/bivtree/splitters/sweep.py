@@ -121,8 +121,7 @@ def frequency_weighted_impurity(counts, n_classes, criterion):
         return h * _INV_LN2
     m = 0.0
     for c in range(n_classes):
-        if counts[c] > m:
-            m = counts[c]
+        m = max(m, counts[c])
     return w - m
 
 
@@ -201,51 +200,64 @@ def node_statistics(labels, targets, sample_weight, n_classes, criterion):
 
 
 # ---------------------------------------------------------------- indexed heap
+# A binary min-heap of the adjacent pairs' next swap slopes. ``hkey[i]`` and
+# ``hpos[i]`` are the slope and sorted position held at heap slot ``i`` (kept
+# side by side so a sift reads memory in order), ``where[p]`` the slot of
+# position ``p``. Ties go to the smaller position: a fixed, deterministic order.
+
 @njit(**NUMBA_OPTS)
-def _before(key, a, b):
-    """Heap order: smaller key first, then smaller position (a fixed, deterministic order)."""
-    return key[a] < key[b] or (key[a] == key[b] and a < b)
+def _heap_move(hkey, hpos, where, i, key, pos):
+    hkey[i] = key
+    hpos[i] = pos
+    where[pos] = i
 
 
 @njit(**NUMBA_OPTS)
-def _sift_up(heap, where, key, i):
+def _sift_up(hkey, hpos, where, i):
+    key = hkey[i]
+    pos = hpos[i]
     while i > 0:
         parent = (i - 1) >> 1
-        if _before(key, heap[i], heap[parent]):
-            heap[i], heap[parent] = heap[parent], heap[i]
-            where[heap[i]] = i
-            where[heap[parent]] = parent
+        pk = hkey[parent]
+        if key < pk or (key == pk and pos < hpos[parent]):
+            _heap_move(hkey, hpos, where, i, pk, hpos[parent])
             i = parent
         else:
             break
+    _heap_move(hkey, hpos, where, i, key, pos)
 
 
 @njit(**NUMBA_OPTS)
-def _sift_down(heap, where, key, i, size):
+def _sift_down(hkey, hpos, where, i, size):
+    key = hkey[i]
+    pos = hpos[i]
     while True:
-        left = 2 * i + 1
-        if left >= size:
+        child = 2 * i + 1
+        if child >= size:
             break
-        child = left
-        if left + 1 < size and _before(key, heap[left + 1], heap[left]):
-            child = left + 1
-        if _before(key, heap[child], heap[i]):
-            heap[i], heap[child] = heap[child], heap[i]
-            where[heap[i]] = i
-            where[heap[child]] = child
+        ck = hkey[child]
+        if child + 1 < size:
+            rk = hkey[child + 1]
+            if rk < ck or (rk == ck and hpos[child + 1] < hpos[child]):
+                child += 1
+                ck = rk
+        if ck < key or (ck == key and hpos[child] < pos):
+            _heap_move(hkey, hpos, where, i, ck, hpos[child])
             i = child
         else:
             break
+    _heap_move(hkey, hpos, where, i, key, pos)
 
 
 @njit(**NUMBA_OPTS)
-def _set_key(heap, where, key, p, value, size):
-    old = key[p]
-    key[p] = value
+def _set_key(hkey, hpos, where, p, value, size):
+    i = where[p]
+    old = hkey[i]
+    hkey[i] = value
     if value < old:
-        _sift_up(heap, where, key, where[p])
+        _sift_up(hkey, hpos, where, i)
     elif value > old:
-        _sift_down(heap, where, key, where[p], size)
+        _sift_down(hkey, hpos, where, i, size)
 
 
 @njit(**NUMBA_OPTS)
@@ -361,20 +373,20 @@ def sweep_pair(u, v, stats, objective, params, stop):
     right = np.empty(d)
 
     # indexed heap of the next swap slope of each adjacent pair
-    key = np.empty(n_cuts)
-    heap = np.arange(n_cuts)
+    hkey = np.empty(n_cuts)
+    hpos = np.arange(n_cuts)
     where = np.arange(n_cuts)
     for p in range(n_cuts):
-        key[p] = _swap_slope(mu, mv, p, p + 1)
+        hkey[p] = _swap_slope(mu, mv, p, p + 1)
     for i in range(n_cuts // 2 - 1, -1, -1):
-        _sift_down(heap, where, key, i, n_cuts)
+        _sift_down(hkey, hpos, where, i, n_cuts)
 
     best = np.inf
     best_cut = -1
     best_lo = -np.inf
     best_hi = np.inf
     # the order at s -> -inf, valid until the first swap
-    first = key[heap[0]]
+    first = hkey[0]
     for p in range(n_cuts):
         for c in range(d):
             right[c] = total[c] - prefix[p, c]
@@ -392,8 +404,8 @@ def sweep_pair(u, v, stats, objective, params, stop):
     next_check = _STOP_CHECK_EVERY
     complete = True
     while True:
-        p = heap[0]
-        s = key[p]
+        p = hpos[0]
+        s = hkey[0]
         if s_last == -np.inf or s > s_last + SLOPE_TOL * (1.0 + abs(s_last)):
             # a new critical slope: the order now is that of the open interval
             # (s_last, s); score the cuts the previous slope's swaps changed
@@ -428,11 +440,11 @@ def sweep_pair(u, v, stats, objective, params, stop):
             dirty_list[n_dirty] = p
             n_dirty += 1
         n_swaps += 1
-        _set_key(heap, where, key, p, np.inf, n_cuts)
+        _set_key(hkey, hpos, where, p, np.inf, n_cuts)
         if p > 0:
-            _set_key(heap, where, key, p - 1, _swap_slope(mu, mv, perm[p - 1], b), n_cuts)
+            _set_key(hkey, hpos, where, p - 1, _swap_slope(mu, mv, perm[p - 1], b), n_cuts)
         if p + 1 < n_cuts:
-            _set_key(heap, where, key, p + 1, _swap_slope(mu, mv, a, perm[p + 2]), n_cuts)
+            _set_key(hkey, hpos, where, p + 1, _swap_slope(mu, mv, a, perm[p + 2]), n_cuts)
 
     if best_cut < 0:
         return np.inf, 1.0, 0.0, 0.0, np.inf, n_swaps, complete
