@@ -87,6 +87,8 @@ _INV_LN2 = 1.0 / math.log(2.0)
 #: only, never on the number of threads.
 PAIRS_PER_ROUND = 16
 ROUND_WORK = 20_000
+#: nodes with fewer sample-pairs than this are searched by one thread.
+PARALLEL_MIN_WORK = 50_000
 #: a pair whose search needs more than ``max(SWEEP_MIN_BOXES, m^2 / SWEEP_BOX_RATIO)``
 #: subproblems (``m`` distinct points) is solved by the exact sweep instead.
 SWEEP_MIN_BOXES = 4096
@@ -1240,9 +1242,9 @@ class OptimalSplitter(Splitter):
 
     def find_split(self, data, samples, features):
         t0 = time.perf_counter()
+        # no valid univariate cut (ties with min_samples_leaf) does not rule out a
+        # bivariate one: the pair search runs whatever the univariate result
         univariate = best_univariate_split(data, samples, features)
-        if univariate is None:
-            return None
         n = samples.shape[0]
         method = self._node_method(data.criterion)
         Z, order, rank, _, scale = node_features(data.X, samples, features)
@@ -1250,6 +1252,8 @@ class OptimalSplitter(Splitter):
         pi, pk = candidate_pairs(varying)
         info = {"method": method, "n_pairs": int(pi.size)}
         if pi.size == 0:
+            if univariate is None:
+                return None
             return self._finish(univariate, univariate.objective, info, t0, n, True)
         inv_scale = np.zeros(data.n_features)
         inv_scale[features[varying]] = 1.0 / scale[varying]
@@ -1259,11 +1263,16 @@ class OptimalSplitter(Splitter):
         stats = node_statistics(node_labels, node_targets, node_weight, data.n_classes,
                                 data.criterion)
         tol = BEATS_TOLERANCE * max(w_total, abs(base))
-        incumbent = univariate.objective - tol
+        incumbent = (np.inf if univariate is None else univariate.objective) - tol
         root_lb = (0.0 if data.criterion == SQUARED_ERROR
                    else _root_lower_bound(counts, data.criterion))
         timer = _StopTimer(self._node_time_limit())
         previous_chunk = numba.set_parallel_chunksize(1)  # pairs differ widely in cost
+        previous_threads = numba.get_num_threads()
+        if n * pi.size < PARALLEL_MIN_WORK:
+            # a small node: waking a second thread (which may have to wait for a busy
+            # core) costs more than the search; the result is the same either way
+            numba.set_num_threads(1)
         try:
             if method == "branch_and_bound":
                 best, q, swap, a, _, lb_open, n_boxes, n_swaps, stopped = bnb_search(
@@ -1293,10 +1302,13 @@ class OptimalSplitter(Splitter):
                                                       wu[q], wv[q])
         finally:
             numba.set_parallel_chunksize(previous_chunk)
+            numba.set_num_threads(previous_threads)
             timer.cancel()
         split = univariate
         if candidate is not None:
             split = self._rule(data, samples, univariate, candidate, inv_scale, tol, Z, stats)
+        if split is None:
+            return None
         return self._finish(split, min(lower, split.objective), info, t0, n, not stopped)
 
     @staticmethod
@@ -1311,7 +1323,7 @@ class OptimalSplitter(Splitter):
         pair when rounding makes the re-scan miss the partition the search scored."""
         claimed, f1, f2, c1, c2, z1, z2 = candidate
         split = self._rescan(data, samples, univariate, f1, f2, c1, c2, inv_scale)
-        if split.objective <= claimed + tol:
+        if split is not None and split.objective <= claimed + tol:
             return split
         u = np.ascontiguousarray(Z[:, min(z1, z2)])
         v = np.ascontiguousarray(Z[:, max(z1, z2)])
@@ -1324,7 +1336,9 @@ class OptimalSplitter(Splitter):
             other = self._rescan(data, samples, univariate, flo, fhi, wu, wv, inv_scale)
         else:
             other = self._rescan(data, samples, univariate, fhi, flo, wv, wu, inv_scale)
-        return other if other.objective < split.objective else split
+        if other is not None and (split is None or other.objective < split.objective):
+            return other
+        return split
 
     @staticmethod
     def _rescan(data, samples, univariate, f1, f2, c1, c2, inv_scale):
