@@ -39,8 +39,9 @@ intervals; the sweep scores all of them and returns a direction strictly
 inside the winning interval (its midpoint, in angle when it is unbounded) with
 a threshold halfway between the two projections around the cut.
 
-:func:`best_split_2d` is the reusable solver (tree alternating optimization
-calls it with its own objective); :func:`sweep_search` runs it over the
+:func:`best_split_2d` is the reusable solver: any objective of additive
+statistics, e.g. the weighted 0/1 loss of tree alternating optimization's
+reduced problem (:data:`ZERO_ONE`). :func:`sweep_search` runs it over the
 feature pairs of a tree node in parallel for the ``"optimal"`` splitter.
 """
 
