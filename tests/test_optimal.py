@@ -268,7 +268,12 @@ def test_bad_options_are_named(options, message):
 
 
 # -------------------------------------------------------------------- trees
-def test_one_and_two_threads_grow_identical_trees():
+def test_one_and_two_threads_grow_identical_trees(monkeypatch):
+    # every node searched in parallel, in rounds of two pairs
+    from bivtree.splitters import optimal
+    monkeypatch.setattr(optimal, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(optimal, "PAIRS_PER_ROUND", 2)
+    monkeypatch.setattr(optimal, "ROUND_WORK", 0)
     rng = np.random.default_rng(5)
     X = rng.normal(size=(250, 5)).round(2)
     y = (X[:, 0] + 0.5 * X[:, 1] > 0.3 * X[:, 2] ** 2).astype(int) + (X[:, 3] > 1.2)

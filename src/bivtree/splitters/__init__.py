@@ -3,8 +3,8 @@
 ``get_splitter(name, **options)`` returns an object whose
 ``find_split(data, samples, features)`` gives the best :class:`Split` of a node.
 Registered names: ``"univariate"``, ``"orientations"``, ``"diagonal"`` (BIT2),
-``"hillclimb"`` (BIT1), ``"lda"`` (MUST); the optimal (branch and bound) search
-plugs in the same way.
+``"hillclimb"`` (BIT1), ``"lda"`` (MUST), ``"optimal"`` (BiDT's branch and bound and
+the exact rotational sweep).
 """
 
 # importing a splitter module registers it
