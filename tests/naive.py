@@ -606,3 +606,63 @@ def best_optimal(X, y, w, criterion, n_classes, min_samples_leaf=1, min_weight_l
             best = min(best, best_exact_pair(X[:, [j, k]], y, w, criterion, n_classes,
                                              min_samples_leaf, min_weight_leaf))
     return best
+
+
+# ------------------------------------------------------- TAO's reduced problem
+def pseudolabel_error(left_mask, prefers_right, w):
+    """Weighted error of sending ``left_mask`` left when ``prefers_right`` says where each
+    sample would rather go."""
+    return float(np.sum(w[left_mask & prefers_right]) + np.sum(w[~left_mask & ~prefers_right]))
+
+
+def best_reduced_problem(X, prefers_right, w):
+    """Least pseudolabel error of a zero-, uni- and bivariate rule, by enumeration.
+
+    Zero-variate: everything left or everything right. Univariate: every cut of
+    every feature, both orientations (a rule may send its lower side to either
+    child). Bivariate: every partition of every feature pair by a line
+    (:func:`interval_directions` on each pair), both orientations.
+
+    Returns
+    -------
+    dict with keys ``"zero"``, ``"univariate"``, ``"bivariate"`` (``inf`` when
+    no cut exists)
+    """
+    X = np.asarray(X, dtype=float)
+    prefers_right = np.asarray(prefers_right, dtype=bool)
+    w = np.asarray(w, dtype=float)
+    everything = np.ones(X.shape[0], dtype=bool)
+    out = {"zero": min(pseudolabel_error(everything, prefers_right, w),
+                       pseudolabel_error(~everything, prefers_right, w)),
+           "univariate": math.inf, "bivariate": math.inf}
+
+    def cuts(values):
+        for c in np.unique(values)[:-1]:
+            left = values <= c
+            yield min(pseudolabel_error(left, prefers_right, w),
+                      pseudolabel_error(~left, prefers_right, w))
+
+    for j in range(X.shape[1]):
+        for err in cuts(X[:, j]):
+            out["univariate"] = min(out["univariate"], err)
+    for j, k in itertools.combinations(range(X.shape[1]), 2):
+        U = X[:, [j, k]]
+        span = U.max(axis=0) - U.min(axis=0)
+        if np.any(span == 0):
+            continue
+        U = U / span
+        for t in interval_directions(U):
+            values = U[:, 0] * math.cos(t) + U[:, 1] * math.sin(t)
+            for err in cuts(values):
+                out["bivariate"] = min(out["bivariate"], err)
+    return out
+
+
+def leaf_of(tree_arrays, x, node):
+    """Leaf reached by the row ``x`` from ``node``, walking ``(cl, cr, features, weights,
+    threshold)`` in plain Python (a feature of -1 contributes nothing)."""
+    cl, cr, features, weights, threshold = tree_arrays
+    while cl[node] != -1:
+        s = sum(weights[node][k] * x[f] for k, f in enumerate(features[node]) if f >= 0)
+        node = cl[node] if s <= threshold[node] else cr[node]
+    return node

@@ -11,6 +11,7 @@ from .export import (
     to_json,
 )
 from .plot import plot_split, plot_tree
+from .tao_estimators import TAOPath, TAOTreeClassifier, TAOTreeRegressor, tao_path
 from .tree import Tree
 
 __version__ = "0.1.0"
@@ -18,6 +19,9 @@ __version__ = "0.1.0"
 __all__ = [
     "BivariateTreeClassifier",
     "BivariateTreeRegressor",
+    "TAOPath",
+    "TAOTreeClassifier",
+    "TAOTreeRegressor",
     "Tree",
     "__version__",
     "export_graphviz",
@@ -28,5 +32,6 @@ __all__ = [
     "plot_split",
     "plot_tree",
     "save_model",
+    "tao_path",
     "to_json",
 ]

@@ -83,7 +83,149 @@ def _align_split_info(grown, tree, info):
     return out
 
 
-class BaseBivariateTree(BaseEstimator):
+class FittedTreeMixin:
+    """What every bivtree estimator with a fitted ``tree_`` shares: input checks,
+    feature importances, inspection and persistence."""
+
+    # ----------------------------------------------------------- validation
+    def _validate_X_predict(self, X):
+        check_is_fitted(self, "tree_")
+        _check_numeric_frame(X)
+        X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite=True)
+        return _writable(X)
+
+    def _validate_fit_data(self, X, y, sample_weight):
+        _check_numeric_frame(X)
+        X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite=True,
+                             ensure_min_samples=2, multi_output=False,
+                             y_numeric=not self._is_classifier())
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=DTYPE,
+                                             ensure_non_negative=True)
+        if not np.all(np.isfinite(sample_weight)):
+            raise ValueError("sample_weight contains NaN or infinity")
+        return X, y, sample_weight
+
+    def _feature_importances(self, X, sample_weight):
+        """Total weighted impurity decrease per feature, normalised to sum 1.
+
+        A bivariate node's decrease is shared between its features in proportion
+        to how much each term of the rule varies over the node's training
+        samples: ``|w_k| * std(x_k)`` (weighted). A term that barely moves the
+        projection gets little credit, whatever the units of its feature. A
+        univariate or categorical node (one used slot) credits its one feature.
+        """
+        tree = self.tree_
+        importances = np.zeros(tree.n_features)
+        internal = np.flatnonzero(~tree.is_leaf)
+        if internal.size == 0:
+            return importances
+        paths = tree.decision_path(X).tocsc()
+        wn = tree.weighted_n_node_samples
+        for node in internal:
+            left, right = tree.children_left[node], tree.children_right[node]
+            decrease = (wn[node] * tree.impurity[node] - wn[left] * tree.impurity[left]
+                        - wn[right] * tree.impurity[right])
+            used = tree.features[node] >= 0
+            feats, coefs = tree.features[node][used], tree.weights[node][used]
+            if feats.size == 1:
+                importances[feats[0]] += decrease
+                continue
+            rows = paths.indices[paths.indptr[node]:paths.indptr[node + 1]]
+            w = sample_weight[rows]
+            spread = np.empty(feats.size)
+            for s, (f, c) in enumerate(zip(feats, coefs)):
+                x = X[rows, f]
+                mean = np.average(x, weights=w) if w.sum() > 0 else x.mean()
+                var = np.average((x - mean) ** 2, weights=w) if w.sum() > 0 else x.var()
+                spread[s] = abs(c) * np.sqrt(var)
+            share = spread / spread.sum() if spread.sum() > 0 else np.full(feats.size,
+                                                                           1.0 / feats.size)
+            np.add.at(importances, feats, decrease * share)
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+    # ------------------------------------------------------------ inspection
+    def apply(self, X):
+        """Index of the leaf each sample ends in.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+        """
+        X = self._validate_X_predict(X)
+        with numba_threads(self.n_jobs):
+            return self.tree_.apply(X)
+
+    def decision_path(self, X):
+        """Sparse indicator (n_samples, n_nodes) of the nodes each sample visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+        """
+        X = self._validate_X_predict(X)
+        return self.tree_.decision_path(X)
+
+    def get_depth(self):
+        """Depth of the tree (a single leaf has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    # ----------------------------------------------------------- persistence
+    def save(self, path):
+        """Write the fitted estimator to ``path`` as JSON (docs/model-format.md).
+
+        Unlike a pickle, the file loads without executing code; see
+        :func:`bivtree.export.save_model`.
+
+        Parameters
+        ----------
+        path : str or path-like
+        """
+        from .export import save_model  # export imports this module
+
+        save_model(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read an estimator written by :meth:`save`; a file holding another class raises.
+
+        Parameters
+        ----------
+        path : str or path-like
+
+        Returns
+        -------
+        estimator : instance of this class
+        """
+        from .export import load_model
+
+        model = load_model(path)
+        if not isinstance(model, cls):  # a wrong file, not a wrong argument type
+            raise ValueError(  # noqa: TRY004
+                f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
     """Shared fitting machinery; use the classifier or the regressor."""
 
     def __init__(self, *, splitter, criterion, n_orientations, max_depth, min_samples_split,
@@ -106,24 +248,6 @@ class BaseBivariateTree(BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
-
-    # ----------------------------------------------------------- validation
-    def _validate_X_predict(self, X):
-        check_is_fitted(self, "tree_")
-        _check_numeric_frame(X)
-        X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite=True)
-        return _writable(X)
-
-    def _validate_fit_data(self, X, y, sample_weight):
-        _check_numeric_frame(X)
-        X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite=True,
-                             ensure_min_samples=2, multi_output=False,
-                             y_numeric=not self._is_classifier())
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=DTYPE,
-                                             ensure_non_negative=True)
-        if not np.all(np.isfinite(sample_weight)):
-            raise ValueError("sample_weight contains NaN or infinity")
-        return X, y, sample_weight
 
     def _criterion_code(self):
         table = CLASSIFICATION_CRITERIA if self._is_classifier() else REGRESSION_CRITERIA
@@ -275,85 +399,6 @@ class BaseBivariateTree(BaseEstimator):
         self.feature_importances_ = self._feature_importances(data.X, sample_weight)
         return self
 
-    def _feature_importances(self, X, sample_weight):
-        """Total weighted impurity decrease per feature, normalised to sum 1.
-
-        A bivariate node's decrease is shared between its features in proportion
-        to how much each term of the rule varies over the node's training
-        samples: ``|w_k| * std(x_k)`` (weighted). A term that barely moves the
-        projection gets little credit, whatever the units of its feature. A
-        univariate or categorical node (one used slot) credits its one feature.
-        """
-        tree = self.tree_
-        importances = np.zeros(tree.n_features)
-        internal = np.flatnonzero(~tree.is_leaf)
-        if internal.size == 0:
-            return importances
-        paths = tree.decision_path(X).tocsc()
-        wn = tree.weighted_n_node_samples
-        for node in internal:
-            left, right = tree.children_left[node], tree.children_right[node]
-            decrease = (wn[node] * tree.impurity[node] - wn[left] * tree.impurity[left]
-                        - wn[right] * tree.impurity[right])
-            used = tree.features[node] >= 0
-            feats, coefs = tree.features[node][used], tree.weights[node][used]
-            if feats.size == 1:
-                importances[feats[0]] += decrease
-                continue
-            rows = paths.indices[paths.indptr[node]:paths.indptr[node + 1]]
-            w = sample_weight[rows]
-            spread = np.empty(feats.size)
-            for s, (f, c) in enumerate(zip(feats, coefs)):
-                x = X[rows, f]
-                mean = np.average(x, weights=w) if w.sum() > 0 else x.mean()
-                var = np.average((x - mean) ** 2, weights=w) if w.sum() > 0 else x.var()
-                spread[s] = abs(c) * np.sqrt(var)
-            share = spread / spread.sum() if spread.sum() > 0 else np.full(feats.size,
-                                                                           1.0 / feats.size)
-            np.add.at(importances, feats, decrease * share)
-        total = importances.sum()
-        return importances / total if total > 0 else importances
-
-    # ------------------------------------------------------------ inspection
-    def apply(self, X):
-        """Index of the leaf each sample ends in.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of int64, shape (n_samples,)
-        """
-        X = self._validate_X_predict(X)
-        with numba_threads(self.n_jobs):
-            return self.tree_.apply(X)
-
-    def decision_path(self, X):
-        """Sparse indicator (n_samples, n_nodes) of the nodes each sample visits.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scipy.sparse.csr_matrix
-        """
-        X = self._validate_X_predict(X)
-        return self.tree_.decision_path(X)
-
-    def get_depth(self):
-        """Depth of the tree (a single leaf has depth 0)."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.max_depth
-
-    def get_n_leaves(self):
-        """Number of leaves."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.n_leaves
-
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Effective alphas and total leaf impurities of minimal cost-complexity pruning.
 
@@ -375,45 +420,64 @@ class BaseBivariateTree(BaseEstimator):
         unpruned.fit(X, y, sample_weight=sample_weight)
         return cost_complexity_pruning_path(unpruned.tree_)
 
-    # ----------------------------------------------------------- persistence
-    def save(self, path):
-        """Write the fitted estimator to ``path`` as JSON (docs/model-format.md).
 
-        Unlike a pickle, the file loads without executing code; see
-        :func:`bivtree.export.save_model`.
+class TreeClassifierOutputs:
+    """``predict_proba``, ``predict_log_proba`` and ``predict`` from ``tree_``'s class counts."""
 
-        Parameters
-        ----------
-        path : str or path-like
-        """
-        from .export import save_model  # export imports this module
-
-        save_model(self, path)
-
-    @classmethod
-    def load(cls, path):
-        """Read an estimator written by :meth:`save`; a file holding another class raises.
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class shares of each sample's leaf.
 
         Parameters
         ----------
-        path : str or path-like
+        X : array-like of shape (n_samples, n_features)
 
         Returns
         -------
-        estimator : instance of this class
+        ndarray of shape (n_samples, n_classes)
         """
-        from .export import load_model
+        X = self._validate_X_predict(X)
+        with numba_threads(self.n_jobs):
+            counts = self.tree_.predict(X)
+        totals = counts.sum(axis=1, keepdims=True)
+        return counts / np.where(totals > 0, totals, 1.0)
 
-        model = load_model(path)
-        if not isinstance(model, cls):  # a wrong file, not a wrong argument type
-            raise ValueError(  # noqa: TRY004
-                f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
-        return model
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
+    def predict(self, X):
+        """Most probable class of each sample (the first class on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        proba = self.predict_proba(X)  # checks fitted state before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class TreeRegressorOutputs:
+    """``predict`` from ``tree_``'s leaf means."""
+
+    def predict(self, X):
+        """Mean target of each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = self._validate_X_predict(X)
+        with numba_threads(self.n_jobs):
+            return self.tree_.predict(X)[:, 0]
 
 
 _COMMON_DOC = """
@@ -464,7 +528,7 @@ _COMMON_DOC = """
 """
 
 
-class BivariateTreeClassifier(ClassifierMixin, BaseBivariateTree):
+class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivariateTree):
     __doc__ = f"""A decision tree classifier whose splits test at most two features.
 
     Each decision node sends a sample left iff ``x[j] + w * x[k] <= t`` (or
@@ -552,44 +616,8 @@ class BivariateTreeClassifier(ClassifierMixin, BaseBivariateTree):
         return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE), labels,
                          targets, self.n_classes_)
 
-    def predict_proba(self, X):
-        """Class probabilities: the weighted class shares of each sample's leaf.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        X = self._validate_X_predict(X)
-        with numba_threads(self.n_jobs):
-            counts = self.tree_.predict(X)
-        totals = counts.sum(axis=1, keepdims=True)
-        return counts / np.where(totals > 0, totals, 1.0)
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        """Most probable class of each sample (the first class on ties).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        proba = self.predict_proba(X)  # checks fitted state before classes_ is read
-        return self.classes_[np.argmax(proba, axis=1)]
-
-
-class BivariateTreeRegressor(RegressorMixin, BaseBivariateTree):
+class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariateTree):
     __doc__ = f"""A decision tree regressor whose splits test at most two features.
 
     Parameters
@@ -647,18 +675,3 @@ class BivariateTreeRegressor(RegressorMixin, BaseBivariateTree):
         labels = np.zeros(targets.shape[0], dtype=LTYPE)
         return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE), labels,
                          targets, 1)
-
-    def predict(self, X):
-        """Mean target of each sample's leaf.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        X = self._validate_X_predict(X)
-        with numba_threads(self.n_jobs):
-            return self.tree_.predict(X)[:, 0]

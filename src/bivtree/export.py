@@ -11,6 +11,7 @@
 import json
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
@@ -561,8 +562,10 @@ _CLASS_KINDS = {"b": bool, "i": int, "u": int, "f": float, "U": str, "O": str}
 
 def _estimator_classes():
     from .estimators import BivariateTreeClassifier, BivariateTreeRegressor
+    from .tao_estimators import TAOTreeClassifier, TAOTreeRegressor
 
-    return {cls.__name__: cls for cls in (BivariateTreeClassifier, BivariateTreeRegressor)}
+    return {cls.__name__: cls for cls in (BivariateTreeClassifier, BivariateTreeRegressor,
+                                          TAOTreeClassifier, TAOTreeRegressor)}
 
 
 def _plain(value):
@@ -832,7 +835,7 @@ def _model_from_dict(data):
     if not np.all(np.isfinite(importances)):
         raise ValueError("model 'feature_importances' holds NaN or infinity")
 
-    if cls.__name__ == "BivariateTreeClassifier":
+    if is_classifier(cls()):
         if "classes" not in data:
             raise ValueError("a classifier model needs 'classes'")
         class_values = _check_classes(data["classes"])

@@ -1,0 +1,653 @@
+"""Bivariate tree alternating optimization (TAO), Kairgeldin & Carreira-Perpinan, KDD 2024.
+
+TAO optimizes every parameter of a tree of fixed structure for
+
+    E = sum_n w_n L(y_n, T(x_n)) + lambda * sum_{decision nodes i} phi(i),
+
+with ``L`` the 0/1 loss (classification) or the squared error (regression) and
+``phi(i)`` = 0, 1 or ``C`` for a node that uses 0, 1 or 2 features (section 4).
+bivtree counts ``lambda`` relative to the training weight: ``alpha = lambda / W``
+with ``W = sum_n w_n`` (the number of samples without weights), so the
+objective reported is ``E / W`` = mean loss + ``alpha * sum phi``, in the units
+of scikit-learn's ``ccp_alpha``.
+
+One iteration visits the depths from the deepest to the root; the nodes of one
+depth have disjoint reduced sets and are solved together (one parallel loop over
+all their features and feature pairs):
+
+* a leaf takes the weighted majority class of its reduced set (the weighted mean
+  for regression);
+* a decision node solves its *reduced problem*: each of its samples is sent down
+  the left and the right subtree; the samples whose loss is the same both ways
+  are left out, the others get the pseudolabel of the child with the lower
+  loss and the loss difference as weight (which is 1 for the 0/1 loss with unit
+  weights, section 4.1.2 for regression). The node then takes the cheapest of
+  ``L_biv + lambda C``, ``L_univ + lambda`` and ``L_0`` (all to the left or
+  all to the right), ties going to fewer features: ``L_univ`` by the exact
+  univariate scan, ``L_biv`` by ``n_orientations`` directions per feature pair
+  (the paper's solution 1) or, for at most ``exact_max_samples`` care samples,
+  by the exact rotational sweep (:mod:`bivtree.splitters.sweep`). The node's
+  current rule is a candidate too (kept on ties), so an iteration never
+  increases ``E`` even where the direction search is approximate.
+
+A rule's orientation is not fixed: a rule may be better with its two subtrees
+exchanged, and the solver then swaps the node's children (the stored test keeps
+``x_j + w x_k <= t`` with first weight 1). The iterations stop when ``E`` no
+longer strictly decreases, or at ``max_iter``, or at ``time_limit``. Zero-variate
+nodes stay in the structure while optimizing (a later iteration or a larger
+lambda may use them again); :func:`state_to_tree` removes them and the dead
+branches below them.
+
+After convergence, each node's choice stays the best one for every ``lambda``
+up to the smallest breakpoint ``(L_b - L_a) / (phi_a - phi_b)`` over the
+cheaper options ``b`` of the chosen ``a``; the least over the nodes is the
+next *significant* lambda of the regularization path (section 4.1.3,
+:func:`next_alpha`).
+"""
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._config import DTYPE, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
+from ._kernels.tao import (
+    child_losses,
+    node_paths,
+    rule_errors,
+    search_items,
+    total_loss,
+)
+from .splitters._base import candidate_pairs
+from .splitters.orientations import orientation_directions
+from .tree import Tree
+
+#: node kinds of the optimized structure.
+LEAF, ZERO_VARIATE, UNIVARIATE, BIVARIATE = -1, 0, 1, 2
+#: threshold of a zero-variate node sending every sample left / right (its
+#: projection is 0).
+ALL_LEFT, ALL_RIGHT = 1.0, -1.0
+
+
+@dataclass
+class TAOData:
+    """A fit's data as the TAO kernels take it.
+
+    Attributes
+    ----------
+    X : ndarray of float64 (n_samples, n_features), Fortran order
+    labels : ndarray of int64
+        Encoded classes (zeros for regression).
+    targets : ndarray of float64
+        Regression targets (zeros for classification).
+    sample_weight : ndarray of float64
+    n_classes : int
+        1 for regression.
+    rows : ndarray of int64
+        Rows with positive weight (the others never count).
+    """
+
+    X: np.ndarray
+    labels: np.ndarray
+    targets: np.ndarray
+    sample_weight: np.ndarray
+    n_classes: int
+    rows: np.ndarray = None
+
+    def __post_init__(self):
+        if self.rows is None:
+            self.rows = np.flatnonzero(self.sample_weight > 0).astype(ITYPE)
+        self.total_weight = float(self.sample_weight[self.rows].sum())
+
+    @property
+    def regression(self):
+        return self.n_classes == 1
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+
+@dataclass
+class TAOState:
+    """Parameters of every node of a fixed structure, zero-variate nodes included.
+
+    Node ids are those of the initial tree: children have larger ids than their
+    parent; ``depth`` never changes (swapping two children keeps depths).
+    """
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    features: np.ndarray
+    weights: np.ndarray
+    threshold: np.ndarray
+    kind: np.ndarray
+    leaf_class: np.ndarray
+    leaf_mean: np.ndarray
+    depth: np.ndarray
+    n_features: int
+
+    @classmethod
+    def from_tree(cls, tree, regression):
+        """The structure and parameters of a :class:`Tree` (at most two features per node)."""
+        if np.any(tree.is_categorical):
+            raise ValueError("the initial tree has categorical (subset) nodes; TAO optimizes "
+                             "linear nodes of at most two features")
+        used = tree.n_node_features
+        if np.any(used > 2):
+            raise ValueError("the initial tree has nodes with more than two features; TAO "
+                             "optimizes bivariate trees")
+        n = tree.node_count
+        features = np.full((n, 2), NO_FEATURE, dtype=ITYPE)
+        weights = np.zeros((n, 2), dtype=DTYPE)
+        k = min(2, tree.features.shape[1])
+        features[:, :k] = tree.features[:, :k]
+        weights[:, :k] = tree.weights[:, :k]
+        leaf = tree.is_leaf
+        kind = np.where(leaf, LEAF, used).astype(np.int8)
+        value = tree.value
+        leaf_class = np.argmax(value, axis=1).astype(ITYPE)
+        leaf_mean = value[:, 0].astype(DTYPE) if regression else np.zeros(n)
+        return cls(tree.children_left.copy(), tree.children_right.copy(), features, weights,
+                   tree.threshold.astype(DTYPE).copy(), kind, leaf_class, leaf_mean,
+                   tree.node_depth.astype(ITYPE), tree.n_features)
+
+    def copy(self):
+        return TAOState(*(getattr(self, f).copy() for f in (
+            "children_left", "children_right", "features", "weights", "threshold", "kind",
+            "leaf_class", "leaf_mean", "depth")), self.n_features)
+
+    @property
+    def node_count(self):
+        return int(self.kind.shape[0])
+
+    @property
+    def arrays(self):
+        """The routing arrays, in the kernels' argument order."""
+        return (self.children_left, self.children_right, self.features, self.weights,
+                self.threshold)
+
+    def penalty(self, feature_cost):
+        """``sum phi`` over the decision nodes."""
+        return float(np.count_nonzero(self.kind == UNIVARIATE)
+                     + feature_cost * np.count_nonzero(self.kind == BIVARIATE))
+
+    def set_zero_variate(self, node, left=True):
+        self.kind[node] = ZERO_VARIATE
+        self.features[node] = NO_FEATURE
+        self.weights[node] = 0.0
+        self.threshold[node] = ALL_LEFT if left else ALL_RIGHT
+
+    def live_kinds(self):
+        """Kinds of the decision nodes a sample can reach through the zero-variate nodes."""
+        out = []
+        stack = [0]
+        while stack:
+            node = stack.pop()
+            k = self.kind[node]
+            if k == LEAF:
+                continue
+            if k == ZERO_VARIATE:
+                left = self.threshold[node] >= 0.0
+                stack.append(self.children_left[node] if left else self.children_right[node])
+                continue
+            out.append(int(k))
+            stack.append(self.children_left[node])
+            stack.append(self.children_right[node])
+        return out
+
+
+@dataclass
+class NodeRecord:
+    """Losses of a decision node's options in its last reduced problem (weight units)."""
+
+    zero: float
+    univariate: float
+    bivariate: float
+    chosen: int
+
+
+@dataclass
+class TAOResult:
+    """What one run of :func:`optimize` did."""
+
+    objective_path: list
+    n_iter: int
+    converged: bool
+    records: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def pseudolabels(loss_left, loss_right):
+    """The reduced problem's samples, pseudolabels and weights from the two subtrees' losses.
+
+    A sample whose loss is the same down both subtrees (both right or both
+    wrong, for the 0/1 loss) does not care where it goes and is left out; the
+    others are labelled with the child that gives the lower loss (0 = left,
+    1 = right) and weighted by the loss difference.
+
+    Returns
+    -------
+    care : ndarray of bool
+    labels : ndarray of int64 (care.sum(),)
+    weights : ndarray of float64 (care.sum(),)
+    """
+    care = loss_left != loss_right
+    labels = np.ascontiguousarray((loss_left[care] > loss_right[care]).astype(ITYPE))
+    weights = np.ascontiguousarray(np.abs(loss_left[care] - loss_right[care]))
+    return care, labels, weights
+
+
+def _objective(state, data, lam, feature_cost):
+    """``E / W``: mean weighted loss plus ``alpha * sum phi``."""
+    loss = total_loss(data.X, data.rows, *state.arrays, data.labels, data.targets,
+                      data.sample_weight, state.leaf_class, state.leaf_mean, data.regression)
+    return (loss + lam * state.penalty(feature_cost)) / data.total_weight
+
+
+class _SearchCache:
+    """Results of the last search of each node, reused while its reduced problem is unchanged.
+
+    The search is deterministic in the care samples, their pseudolabels and
+    weights, so an unchanged problem has the same answer; deep nodes rarely
+    change between iterations.
+    """
+
+    def __init__(self):
+        self.entries = {}
+
+    def get(self, node, key):
+        entry = self.entries.get(node)
+        if entry is None:
+            return None
+        old_key, result = entry
+        if all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(old_key, key)):
+            return result
+        return None
+
+    def put(self, node, key, result):
+        self.entries[node] = (key, result)
+
+
+class TAOOptimizer:
+    """Run TAO iterations on a :class:`TAOState` for one value of ``alpha``.
+
+    Parameters
+    ----------
+    data : TAOData
+    alpha : float
+        ``lambda / W``.
+    feature_cost : float
+        ``C``, the penalty of a bivariate node relative to a univariate one.
+    n_orientations : int
+        Directions per feature pair in the approximate bivariate search.
+    exact_max_samples : int
+        Reduced problems with at most this many care samples get the exact
+        bivariate solution (rotational sweep); 0 never.
+    max_iter : int
+    time_limit : float or None
+        Seconds; no new iteration starts after it.
+    verbose : int
+    """
+
+    def __init__(self, data, *, alpha, feature_cost, n_orientations, exact_max_samples,
+                 max_iter, time_limit=None, verbose=0):
+        self.data = data
+        self.alpha = float(alpha)
+        self.lam = self.alpha * data.total_weight
+        self.feature_cost = float(feature_cost)
+        self.exact_max_samples = int(exact_max_samples)
+        self.max_iter = int(max_iter)
+        self.time_limit = time_limit
+        self.verbose = verbose
+        self.features = np.arange(data.n_features, dtype=ITYPE)
+        self.pair_j, self.pair_k = candidate_pairs(self.features)
+        self.dir_a, self.dir_b = orientation_directions(int(n_orientations))
+        self.cache = _SearchCache()
+
+    # ---------------------------------------------------------------- public
+    def run(self, state):
+        """Optimize ``state`` in place; return a :class:`TAOResult`."""
+        t0 = time.perf_counter()
+        data = self.data
+        objective = _objective(state, data, self.lam, self.feature_cost)
+        path = [objective]
+        records = {}
+        converged = False
+        n_iter = 0
+        levels = [np.flatnonzero(state.depth == d) for d in range(int(state.depth.max()) + 1)]
+        for it in range(1, self.max_iter + 1):
+            if self.time_limit is not None and time.perf_counter() - t0 >= self.time_limit:
+                if self.verbose:
+                    print(f"[TAO] time limit of {self.time_limit:g} s reached after "
+                          f"{n_iter} iteration(s)", flush=True)
+                break
+            t_it = time.perf_counter()
+            records = self._iteration(state, levels)
+            n_iter = it
+            new = _objective(state, data, self.lam, self.feature_cost)
+            path.append(new)
+            if self.verbose:
+                kinds = np.array(state.live_kinds(), dtype=int)
+                print(f"[TAO] alpha={self.alpha:.6g} iteration {it}: objective {new:.6g} "
+                      f"({np.count_nonzero(kinds == BIVARIATE)} bivariate, "
+                      f"{np.count_nonzero(kinds == UNIVARIATE)} univariate decision nodes in "
+                      f"use) {time.perf_counter() - t_it:.2f} s", flush=True)
+            # rounding in the sums could show a change of a few ulps where
+            # nothing changed: only a real decrease counts
+            if not new < objective - 1e-12 * max(1.0, abs(objective)):
+                converged = True
+                break
+            objective = new
+        return TAOResult(path, n_iter, converged, records, time.perf_counter() - t0)
+
+    # ------------------------------------------------------------- iteration
+    def _iteration(self, state, levels):
+        data = self.data
+        n_levels = len(levels)
+        paths = node_paths(data.X, data.rows, *state.arrays, n_levels)
+        records = {}
+        for d in range(n_levels - 1, -1, -1):
+            col = paths[:, d]
+            reached = col >= 0
+            node_of = col[reached]
+            samples = data.rows[reached]
+            order = np.argsort(node_of, kind="stable")
+            node_of = node_of[order]
+            samples = samples[order]
+            nodes_here = levels[d]
+            is_leaf = state.kind[nodes_here] == LEAF
+            self._update_leaves(state, nodes_here[is_leaf], node_of, samples)
+            decision = nodes_here[~is_leaf]
+            if decision.size:
+                records.update(self._update_decision_nodes(state, decision, node_of, samples))
+        return records
+
+    def _update_leaves(self, state, leaves, node_of, samples):
+        if leaves.size == 0 or samples.size == 0:
+            return
+        data = self.data
+        at_leaf = np.isin(node_of, leaves)
+        ids, s = node_of[at_leaf], samples[at_leaf]
+        if ids.size == 0:
+            return
+        uniq, inverse = np.unique(ids, return_inverse=True)
+        w = data.sample_weight[s]
+        if data.regression:
+            wsum = np.bincount(inverse, weights=w, minlength=uniq.size)
+            tsum = np.bincount(inverse, weights=w * data.targets[s], minlength=uniq.size)
+            ok = wsum > 0
+            state.leaf_mean[uniq[ok]] = tsum[ok] / wsum[ok]
+        else:
+            k = data.n_classes
+            counts = np.bincount(inverse * k + data.labels[s], weights=w,
+                                 minlength=uniq.size * k).reshape(uniq.size, k)
+            # the first majority class: the class predict() returns from these counts
+            state.leaf_class[uniq] = np.argmax(counts, axis=1)
+
+    def _update_decision_nodes(self, state, decision, node_of, samples):
+        data = self.data
+        in_set = np.isin(node_of, decision)
+        owner, s = node_of[in_set], samples[in_set]
+        # decision nodes no sample reaches: every solution has loss 0, and the
+        # zero-variate one costs nothing
+        reached = np.zeros(state.node_count, dtype=bool)
+        reached[owner] = True
+        for node in decision[~reached[decision]]:
+            state.set_zero_variate(node, left=True)
+        active = decision[reached[decision]]
+        if active.size == 0:
+            return {}
+        loss_left, loss_right = child_losses(
+            data.X, s, owner, *state.arrays, data.labels, data.targets, data.sample_weight,
+            state.leaf_class, state.leaf_mean, data.regression)
+        care, c_labels, c_weights = pseudolabels(loss_left, loss_right)
+        c_owner = owner[care]
+        c_samples = np.ascontiguousarray(s[care])
+        # active is sorted and owner sorted by node: offsets by counting
+        sizes = np.bincount(np.searchsorted(active, c_owner), minlength=active.size)
+        offsets = np.zeros(active.size + 1, dtype=ITYPE)
+        np.cumsum(sizes, out=offsets[1:])
+
+        # search the nodes whose reduced problem changed
+        found = {}
+        todo = []
+        for r, node in enumerate(active):
+            a, b = offsets[r], offsets[r + 1]
+            key = (c_samples[a:b], c_labels[a:b], c_weights[a:b])
+            hit = self.cache.get(node, key)
+            if hit is not None:
+                found[node] = hit
+            else:
+                todo.append(r)
+        if todo:
+            self._search(state, active, todo, offsets, c_samples, c_labels, c_weights, found)
+
+        # evaluate every candidate rule on the care samples, both ways round
+        rule_node, rule_f, rule_w, rule_t, tags = [], [], [], [], []
+        zero_f = np.full(2, NO_FEATURE, dtype=ITYPE)
+        for r, node in enumerate(active):
+            candidates = [("zero", zero_f, np.zeros(2), ALL_LEFT)]
+            uni, biv = found[node]
+            if state.kind[node] in (UNIVARIATE, BIVARIATE):
+                candidates.append(("current", state.features[node], state.weights[node],
+                                   state.threshold[node]))
+            if uni is not None:
+                candidates.append(("univariate",) + uni)
+            if biv is not None:
+                candidates.append(("bivariate",) + biv)
+            for tag, f, w, t in candidates:
+                rule_node.append(r)
+                rule_f.append(f)
+                rule_w.append(w)
+                rule_t.append(t)
+                tags.append((node, tag))
+        keep, flip = rule_errors(
+            data.X, c_samples, c_labels, c_weights, offsets, np.asarray(rule_node, dtype=ITYPE),
+            np.ascontiguousarray(rule_f, dtype=ITYPE), np.ascontiguousarray(rule_w, dtype=DTYPE),
+            np.asarray(rule_t, dtype=DTYPE))
+
+        records = {}
+        q = 0
+        while q < len(tags):
+            node = tags[q][0]
+            options = []
+            while q < len(tags) and tags[q][0] == node:
+                options.append((tags[q][1], rule_f[q], rule_w[q], rule_t[q], keep[q], flip[q]))
+                q += 1
+            records[node] = self._choose(state, node, options)
+        return records
+
+    def _search(self, state, active, todo, offsets, c_samples, c_labels, c_weights, found):
+        """Best univariate and bivariate rule of each node in ``todo`` (one parallel call)."""
+        data = self.data
+        todo = np.asarray(todo, dtype=ITYPE)
+        sizes = offsets[todo + 1] - offsets[todo]
+        sub_offsets = np.zeros(todo.size + 1, dtype=ITYPE)
+        np.cumsum(sizes, out=sub_offsets[1:])
+        idx = np.concatenate([np.arange(offsets[r], offsets[r + 1]) for r in todo])
+        s, lab, wt = c_samples[idx], c_labels[idx], c_weights[idx]
+        exact = sizes <= self.exact_max_samples
+        proxy, first, second, w_second, thresholds = search_items(
+            data.X, s, lab, wt, sub_offsets, exact, self.features, self.pair_j, self.pair_k,
+            self.dir_a, self.dir_b)
+        n_feat = self.features.size
+        for m, r in enumerate(todo):
+            node = active[r]
+            uni = biv = None
+            if n_feat:
+                u = int(np.argmax(proxy[m, :n_feat]))  # first maximum: lowest feature
+                if np.isfinite(proxy[m, u]):
+                    uni = (np.array([first[m, u], NO_FEATURE], dtype=ITYPE),
+                           np.array([1.0, 0.0]), float(thresholds[m, u]))
+            if proxy.shape[1] > n_feat:
+                b = n_feat + int(np.argmax(proxy[m, n_feat:]))  # lowest pair on ties
+                if np.isfinite(proxy[m, b]):
+                    biv = (np.array([first[m, b], second[m, b]], dtype=ITYPE),
+                           np.array([1.0, w_second[m, b]]), float(thresholds[m, b]))
+            a, b_ = offsets[r], offsets[r + 1]
+            key = (c_samples[a:b_].copy(), c_labels[a:b_].copy(), c_weights[a:b_].copy())
+            self.cache.put(node, key, (uni, biv))
+            found[node] = (uni, biv)
+
+    def _choose(self, state, node, options):
+        """Keep the cheapest option (ties: fewer features, then the current rule)."""
+        lam, c = self.lam, self.feature_cost
+        best = None
+        best_key = None
+        loss = {ZERO_VARIATE: np.inf, UNIVARIATE: np.inf, BIVARIATE: np.inf}
+        for tag, f, w, t, e_keep, e_flip in options:
+            if tag == "zero":
+                # keep: all left; flip: all right
+                current_side = (state.kind[node] == ZERO_VARIATE
+                                and state.threshold[node] < 0.0)
+                if e_flip < e_keep or (e_flip == e_keep and current_side):
+                    err, go_right = e_flip, True
+                else:
+                    err, go_right = e_keep, False
+                kind, phi, swap = ZERO_VARIATE, 0.0, go_right
+            else:
+                kind = BIVARIATE if np.count_nonzero(f >= 0) == 2 else UNIVARIATE
+                phi = c if kind == BIVARIATE else 1.0
+                if e_flip < e_keep:
+                    err, swap = e_flip, True
+                else:
+                    err, swap = e_keep, False
+            loss[kind] = min(loss[kind], err)
+            is_current = tag == "current" or (tag == "zero" and state.kind[node] == ZERO_VARIATE)
+            key = (err + lam * phi, kind, 0 if is_current else 1)
+            if best_key is None or key < best_key:
+                best_key = key
+                best = (tag, kind, f, w, t, swap)
+        tag, kind, f, w, t, swap = best
+        if kind == ZERO_VARIATE:
+            state.set_zero_variate(node, left=not swap)
+        else:
+            state.kind[node] = kind
+            state.features[node] = f
+            state.weights[node] = w
+            state.threshold[node] = t
+            if swap:
+                left = state.children_left[node]
+                state.children_left[node] = state.children_right[node]
+                state.children_right[node] = left
+        return NodeRecord(loss[ZERO_VARIATE], loss[UNIVARIATE], loss[BIVARIATE], kind)
+
+
+def next_alpha(records, alpha, total_weight, feature_cost):
+    """Smallest ``alpha`` above ``alpha`` at which some node's choice changes, or None.
+
+    For a node that chose option ``a`` (penalty ``phi_a``), a cheaper option
+    ``b`` (``phi_b < phi_a``) takes over once ``lambda >= (L_b - L_a) /
+    (phi_a - phi_b)``; ties go to fewer features, so the choice changes exactly
+    there.
+
+    Parameters
+    ----------
+    records : dict of node -> NodeRecord
+        The last iteration's reduced problems.
+    alpha : float
+    total_weight : float
+    feature_cost : float
+
+    Returns
+    -------
+    float or None
+        None when every node already chose the zero-variate option.
+    """
+    phi = {ZERO_VARIATE: 0.0, UNIVARIATE: 1.0, BIVARIATE: float(feature_cost)}
+    best = np.inf
+    for rec in records.values():
+        losses = {ZERO_VARIATE: rec.zero, UNIVARIATE: rec.univariate,
+                  BIVARIATE: rec.bivariate}
+        la = losses[rec.chosen]
+        for kind, lb in losses.items():
+            if phi[kind] < phi[rec.chosen] and np.isfinite(lb):
+                best = min(best, (lb - la) / (phi[rec.chosen] - phi[kind]))
+    if not np.isfinite(best):
+        return None
+    nxt = best / total_weight
+    if nxt <= alpha:
+        nxt = np.nextafter(alpha, np.inf)
+    return float(nxt)
+
+
+def state_to_tree(state, data, n_slots=2):
+    """The fitted :class:`Tree`: zero-variate nodes and dead branches removed.
+
+    A decision node that sends all its training samples to one side is removed
+    as well (it changes no training prediction). Node values are recomputed
+    from the training samples: weighted class counts (whose first maximum is
+    the leaf's class) or the weighted mean target; impurity is Gini or the
+    variance.
+    """
+    n_levels = int(state.depth.max()) + 1
+    paths = node_paths(data.X, data.rows, *state.arrays, n_levels)
+    n = state.node_count
+    count = np.zeros(n, dtype=ITYPE)
+    weight = np.zeros(n)
+    k = data.n_classes
+    w = data.sample_weight[data.rows]
+    sums = np.zeros((n, 3)) if data.regression else np.zeros((n, k))
+    for d in range(n_levels):
+        col = paths[:, d]
+        ok = col >= 0
+        nodes, r, wr = col[ok], data.rows[ok], w[ok]
+        np.add.at(count, nodes, 1)
+        np.add.at(weight, nodes, wr)
+        if data.regression:
+            y = data.targets[r]
+            np.add.at(sums, (nodes, 0), wr)
+            np.add.at(sums, (nodes, 1), wr * y)
+            np.add.at(sums, (nodes, 2), wr * y * y)
+        else:
+            np.add.at(sums, (nodes, data.labels[r]), wr)
+
+    def effective(node):
+        # follow zero-variate and one-sided nodes down to the node that acts
+        while state.kind[node] != LEAF:
+            left, right = state.children_left[node], state.children_right[node]
+            if state.kind[node] == ZERO_VARIATE:
+                node = left if state.threshold[node] >= 0.0 else right
+            elif count[right] == 0:
+                node = left
+            elif count[left] == 0:
+                node = right
+            else:
+                break
+        return node
+
+    rows = []  # (old node, parent row, is_left)
+    stack = [(effective(0), -1, False)]
+    while stack:
+        node, parent, is_left = stack.pop()
+        rows.append((node, parent, is_left))
+        if state.kind[node] != LEAF:
+            stack.append((effective(state.children_right[node]), len(rows) - 1, False))
+            stack.append((effective(state.children_left[node]), len(rows) - 1, True))
+    m = len(rows)
+    cl = np.full(m, TREE_LEAF, dtype=ITYPE)
+    cr = np.full(m, TREE_LEAF, dtype=ITYPE)
+    features = np.full((m, n_slots), NO_FEATURE, dtype=ITYPE)
+    weights = np.zeros((m, n_slots))
+    threshold = np.full(m, TREE_UNDEFINED)
+    impurity = np.zeros(m)
+    value = np.zeros((m, 1 if data.regression else k))
+    for i, (node, parent, is_left) in enumerate(rows):
+        if parent >= 0:
+            (cl if is_left else cr)[parent] = i
+        if state.kind[node] != LEAF:
+            features[i, :2] = state.features[node]
+            weights[i, :2] = state.weights[node]
+            threshold[i] = state.threshold[node]
+        wt = weight[node]
+        if data.regression:
+            mean = sums[node, 1] / wt if wt > 0 else state.leaf_mean[node]
+            value[i, 0] = mean if state.kind[node] != LEAF or wt > 0 else state.leaf_mean[node]
+            impurity[i] = max(0.0, sums[node, 2] / wt - mean * mean) if wt > 0 else 0.0
+        else:
+            value[i] = sums[node]
+            impurity[i] = 1.0 - float(np.sum((sums[node] / wt) ** 2)) if wt > 0 else 0.0
+    return Tree(cl, cr, features, weights, threshold, impurity,
+                np.array([count[r[0]] for r in rows]), np.array([weight[r[0]] for r in rows]),
+                value, state.n_features)

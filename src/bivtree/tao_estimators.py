@@ -1,0 +1,579 @@
+"""scikit-learn estimators for bivariate TAO, and its regularization path.
+
+:class:`TAOTreeClassifier` and :class:`TAOTreeRegressor` grow an initial greedy
+tree (bivariate or univariate CART of :mod:`bivtree.estimators`, or a tree the
+user passes) and optimize it with :mod:`bivtree.tao`. :func:`tao_path` visits
+every significant value of the regularization parameter, warm-starting each
+fit from the previous one, and picks the best tree on a validation set
+(section 4.1.3 of Kairgeldin & Carreira-Perpinan, KDD 2024).
+"""
+
+import copy
+import numbers
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.model_selection import train_test_split
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+
+from ._config import DTYPE, LTYPE
+from .estimators import (
+    DEFAULT_MAX_PAIRS,
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+    FittedTreeMixin,
+    TreeClassifierOutputs,
+    TreeRegressorOutputs,
+    _writable,
+    numba_threads,
+)
+from .tao import TAOData, TAOOptimizer, TAOState, next_alpha, state_to_tree
+from .tree import Tree
+
+#: ``init`` names and the splitter of the greedy tree each grows.
+INIT_SPLITTERS = {"bivariate": "orientations", "univariate": "univariate"}
+
+#: default ``exact_max_samples``: reduced problems up to this many care samples
+#: get the exact bivariate solution. Measured (benchmarks/bench_tao.py
+#: --part exact): the sweep is cheaper than 30 directions below about this
+#: size and its cost grows as n^2 log n above it.
+DEFAULT_EXACT_MAX_SAMPLES = 100
+
+
+def _integral(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+class BaseTAOTree(FittedTreeMixin, BaseEstimator):
+    """Shared fitting machinery; use the classifier or the regressor."""
+
+    def __init__(self, *, alpha, feature_cost, init, max_depth, min_samples_leaf, n_orientations,
+                 exact_max_samples, max_iter, time_limit, validation_fraction, max_pairs,
+                 warm_start, n_jobs, random_state, verbose):
+        self.alpha = alpha
+        self.feature_cost = feature_cost
+        self.init = init
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.n_orientations = n_orientations
+        self.exact_max_samples = exact_max_samples
+        self.max_iter = max_iter
+        self.time_limit = time_limit
+        self.validation_fraction = validation_fraction
+        self.max_pairs = max_pairs
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ----------------------------------------------------------- parameters
+    def _check_params(self, n_features):
+        def real(v):
+            return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
+
+        if not (real(self.alpha) and self.alpha >= 0):
+            raise ValueError(f"alpha must be a finite number >= 0, got {self.alpha!r}")
+        if not (real(self.feature_cost) and self.feature_cost > 0):
+            raise ValueError(f"feature_cost must be a finite number > 0 (the paper advises "
+                             f"1.1 to 1.5), got {self.feature_cost!r}")
+        if not (_integral(self.n_orientations) and self.n_orientations >= 1):
+            raise ValueError(f"n_orientations must be a positive integer, got "
+                             f"{self.n_orientations!r}")
+        ems = (DEFAULT_EXACT_MAX_SAMPLES if self.exact_max_samples is None
+               else self.exact_max_samples)
+        if not (_integral(ems) and ems >= 0):
+            raise ValueError(f"exact_max_samples must be None or an integer >= 0, got "
+                             f"{self.exact_max_samples!r}")
+        if not (_integral(self.max_iter) and self.max_iter >= 1):
+            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
+        if self.time_limit is not None and not (real(self.time_limit) and self.time_limit > 0):
+            raise ValueError(f"time_limit must be None or a number of seconds > 0, got "
+                             f"{self.time_limit!r}")
+        if not (real(self.validation_fraction) and 0 < self.validation_fraction < 1):
+            raise ValueError(f"validation_fraction must be in (0, 1), got "
+                             f"{self.validation_fraction!r}")
+        init = self.init
+        if not (isinstance(init, (Tree, BaseEstimator))
+                or (isinstance(init, str) and init in (*INIT_SPLITTERS, "auto"))):
+            raise ValueError("init must be 'bivariate', 'univariate', 'auto', a bivtree Tree or "
+                             f"a bivtree tree estimator, got {init!r}")
+        limit = DEFAULT_MAX_PAIRS if self.max_pairs is None else self.max_pairs
+        n_pairs = n_features * (n_features - 1) // 2
+        if n_pairs > limit:
+            raise ValueError(
+                f"TAO would search {n_pairs} feature pairs at every node ({n_features} "
+                f"features), more than max_pairs={limit}; select features first or raise "
+                "max_pairs")
+        return int(ems)
+
+    # --------------------------------------------------------------- fitting
+    def _initial_tree(self, init, X, y, sample_weight):
+        """The greedy tree (or the given one) TAO starts from."""
+        if isinstance(init, Tree):
+            if init.n_features != X.shape[1]:
+                raise ValueError(f"the initial tree expects {init.n_features} features, X has "
+                                 f"{X.shape[1]}")
+            return init.copy()
+        if isinstance(init, BaseEstimator):
+            if hasattr(init, "tree_"):
+                return self._initial_tree(init.tree_, X, y, sample_weight)
+            est = clone(init)
+        else:
+            cls = BivariateTreeClassifier if self._is_classifier() else BivariateTreeRegressor
+            est = cls(splitter=INIT_SPLITTERS[init], n_orientations=self.n_orientations,
+                      max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
+                      max_pairs=self.max_pairs, n_jobs=self.n_jobs,
+                      random_state=self.random_state)
+        est.fit(X, y, sample_weight=sample_weight)
+        return est.tree_
+
+    def _run(self, data, state, exact_max_samples, alpha=None):
+        optimizer = TAOOptimizer(
+            data, alpha=self.alpha if alpha is None else alpha, feature_cost=self.feature_cost,
+            n_orientations=self.n_orientations, exact_max_samples=exact_max_samples,
+            max_iter=self.max_iter, time_limit=self.time_limit, verbose=self.verbose)
+        with numba_threads(self.n_jobs):
+            result = optimizer.run(state)
+        return result
+
+    def _fit(self, X, y, sample_weight, labels, targets, n_classes):
+        t0 = time.perf_counter()
+        exact_max_samples = self._check_params(X.shape[1])
+        positive = sample_weight > 0
+        if not positive.any():
+            raise ValueError("sample_weight is zero for every sample; nothing to fit")
+        regression = n_classes == 1
+        data = TAOData(_writable(X, order="F"), labels, targets, sample_weight, n_classes)
+        init = self.init
+        if self.warm_start and hasattr(self, "_tao_state"):
+            if self._tao_state.n_features != X.shape[1]:
+                raise ValueError("warm_start: X has a different number of features than the "
+                                 "previous fit")
+            state = self._tao_state.copy()
+            init = self.init_
+        else:
+            if isinstance(init, str) and init == "auto":
+                init = self._choose_init(X, y, sample_weight, labels, targets, n_classes,
+                                         exact_max_samples)
+            state = TAOState.from_tree(self._initial_tree(init, X, y, sample_weight),
+                                       regression)
+        result = self._run(data, state, exact_max_samples)
+        self._tao_state = state
+        self.init_ = init if isinstance(init, str) else "given"
+        self.objective_path_ = np.asarray(result.objective_path)
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.next_alpha_ = next_alpha(result.records, self.alpha, data.total_weight,
+                                      self.feature_cost)
+        self.tree_ = state_to_tree(state, data)
+        self.objective_ = self._tree_objective(data)
+        self.n_outputs_ = 1
+        self.max_features_ = X.shape[1]
+        self.fit_time_ = time.perf_counter() - t0
+        self.feature_importances_ = self._feature_importances(data.X, sample_weight)
+        return self
+
+    def _tree_objective(self, data):
+        """``E / W`` of the returned tree (at most the last entry of ``objective_path_``)."""
+        tree = self.tree_
+        rows = data.rows
+        pred = tree.predict(np.ascontiguousarray(data.X[rows]))
+        w = data.sample_weight[rows]
+        if data.regression:
+            loss = float(np.sum(w * (data.targets[rows] - pred[:, 0]) ** 2))
+        else:
+            loss = float(np.sum(w * (np.argmax(pred, axis=1) != data.labels[rows])))
+        used = tree.n_node_features
+        penalty = np.count_nonzero(used == 1) + self.feature_cost * np.count_nonzero(used == 2)
+        return (loss + self.alpha * data.total_weight * penalty) / data.total_weight
+
+    def _choose_init(self, X, y, sample_weight, labels, targets, n_classes, exact_max_samples):
+        """``init="auto"``: the initial tree whose TAO tree scores best on a validation split."""
+        stratify = labels if n_classes > 1 and np.bincount(labels).min() >= 2 else None
+        idx = np.arange(X.shape[0])
+        train, val = train_test_split(idx, test_size=self.validation_fraction,
+                                      random_state=self.random_state, stratify=stratify)
+        scores = {}
+        for name in ("bivariate", "univariate"):
+            tree = self._initial_tree(name, X[train], y[train], sample_weight[train])
+            part = TAOData(_writable(X[train], order="F"), labels[train], targets[train],
+                           sample_weight[train], n_classes)
+            state = TAOState.from_tree(tree, n_classes == 1)
+            self._run(part, state, exact_max_samples)
+            pred = state_to_tree(state, part).predict(_writable(X[val]))
+            w = sample_weight[val]
+            if n_classes == 1:
+                err = float(np.sum(w * (targets[val] - pred[:, 0]) ** 2))
+            else:
+                err = float(np.sum(w * (np.argmax(pred, axis=1) != labels[val])))
+            scores[name] = err / max(float(w.sum()), np.finfo(float).tiny)
+        self.init_scores_ = scores
+        if self.verbose:
+            print(f"[TAO] init='auto': validation loss {scores}", flush=True)
+        # ties go to the bivariate start (the paper's better one on most sets)
+        return min(scores, key=lambda k: (scores[k], k != "bivariate"))
+
+    # ------------------------------------------------------------ inspection
+    def node_kinds(self):
+        """Number of bivariate and univariate decision nodes of ``tree_``.
+
+        Returns
+        -------
+        dict with keys ``"bivariate"``, ``"univariate"``
+        """
+        used = self.tree_.n_node_features
+        return {"bivariate": int(np.count_nonzero(used == 2)),
+                "univariate": int(np.count_nonzero(used == 1))}
+
+
+_TAO_DOC = """
+    alpha : float, default=0.001
+        Regularization: the paper's ``lambda`` divided by the total training
+        weight (the number of samples without weights). A decision node must
+        remove ``alpha`` of the training samples' loss per unit of its cost to
+        be kept: 1 for a univariate node, ``feature_cost`` for a bivariate one.
+        The objective reported is mean loss + ``alpha * sum phi``.
+    feature_cost : float, default=1.25
+        ``C``: the cost of a bivariate node relative to a univariate one (the
+        paper advises 1.1 to 1.5; ``C <= 1`` favours bivariate nodes).
+    init : {"bivariate", "univariate", "auto"}, Tree or estimator, default="bivariate"
+        Initial tree: bivariate CART (``orientations`` splitter), univariate
+        CART, or ``"auto"``: both, each optimized on a ``1 - validation_fraction``
+        part of the data and the better on the rest kept (then fitted on all
+        the data). A :class:`bivtree.Tree` is used as is; an unfitted bivtree
+        estimator is fitted on the data first, a fitted one gives its ``tree_``.
+    max_depth : int, default=None
+        Depth of the initial greedy tree (``None``: fully grown).
+    min_samples_leaf : int or float, default=1
+        Of the initial greedy tree.
+    n_orientations : int, default=30
+        Directions per feature pair in the approximate bivariate solution (the
+        paper uses 30 to 90).
+    exact_max_samples : int, default=None
+        Reduced problems with at most this many care samples are solved exactly
+        for bivariate rules, by the rotational sweep (``None``: 100; 0 never).
+    max_iter : int, default=50
+        Most TAO iterations (passes over all nodes).
+    time_limit : float, default=None
+        Seconds; no iteration starts after it, and the tree of the last finished
+        iteration is returned (never worse than the initial tree for the objective).
+    validation_fraction : float, default=0.1
+        Share of the data held out by ``init="auto"``.
+    max_pairs : int, default=None
+        Largest number of feature pairs (``None``: 20000); more raises a ValueError.
+    warm_start : bool, default=False
+        Start from the previous fit's optimized structure (zero-variate nodes
+        included) instead of a new initial tree, e.g. for a path over ``alpha``.
+    n_jobs : int, default=None
+        Threads (joblib's meaning). Results do not depend on it.
+    random_state : int, RandomState or None, default=None
+        Seeds the validation split of ``init="auto"``.
+    verbose : int, default=0
+        Print the objective after every iteration.
+"""
+
+_TAO_ATTRIBUTES = """
+    tree_ : bivtree.tree.Tree
+        The optimized tree, zero-variate nodes and dead branches removed.
+    objective_path_ : ndarray
+        Objective ``E / W`` of the initial tree and after every iteration
+        (never increasing).
+    objective_ : float
+        Objective of ``tree_`` (at most ``objective_path_[-1]``).
+    n_iter_ : int
+        Iterations run.
+    converged_ : bool
+        Whether the last iteration did not decrease the objective (False when
+        ``max_iter`` or ``time_limit`` stopped the run).
+    next_alpha_ : float or None
+        Smallest ``alpha`` above ``alpha`` at which a node of the optimized
+        tree would change (``None``: the tree is one leaf): the next
+        significant value of the regularization path.
+    init_ : str
+        Initial tree used: ``"bivariate"``, ``"univariate"`` or ``"given"``.
+    init_scores_ : dict
+        ``init="auto"`` only: validation loss of each initial tree.
+    feature_importances_ : ndarray of shape (n_features,)
+    fit_time_ : float
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+"""
+
+
+class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
+    __doc__ = f"""Bivariate tree optimized by tree alternating optimization (0/1 loss).
+
+    Minimizes the training error plus ``alpha`` times the number of
+    univariate decision nodes plus ``alpha * feature_cost`` times the number
+    of bivariate ones, over all parameters of a tree whose structure is that
+    of an initial greedy tree (Kairgeldin & Carreira-Perpinan, KDD 2024,
+    section 4.1). Every split is ``x[j] <= t`` or ``x[j] + w * x[k] <= t``.
+
+    Parameters
+    ----------
+    {_TAO_DOC}
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight``.
+
+    Attributes
+    ----------
+    {_TAO_ATTRIBUTES}
+    classes_ : ndarray of shape (n_classes,)
+    n_classes_ : int
+    """
+
+    def __init__(self, *, alpha=0.001, feature_cost=1.25, init="bivariate", max_depth=None,
+                 min_samples_leaf=1, n_orientations=30, exact_max_samples=None, max_iter=50,
+                 time_limit=None, validation_fraction=0.1, max_pairs=None, warm_start=False,
+                 class_weight=None, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(
+            alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
+            exact_max_samples=exact_max_samples, max_iter=max_iter, time_limit=time_limit,
+            validation_fraction=validation_fraction, max_pairs=max_pairs,
+            warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+        self.class_weight = class_weight
+
+    def _is_classifier(self):
+        return True
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the initial tree and optimize it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features without NaN or infinity.
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; the loss of a sample is its weight times the 0/1 loss.
+
+        Returns
+        -------
+        self
+        """
+        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        check_classification_targets(y)
+        classes, labels = np.unique(y, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(f"y contains a single class ({classes[0]!r}); a classifier "
+                             "needs samples of at least two classes")
+        if self.warm_start and hasattr(self, "classes_") and not np.array_equal(
+                classes, self.classes_):
+            raise ValueError("warm_start: y has other classes than the previous fit")
+        self.classes_ = classes
+        self.n_classes_ = int(classes.shape[0])
+        if self.class_weight is not None:
+            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
+        labels = np.ascontiguousarray(labels, dtype=LTYPE)
+        return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE), labels,
+                         np.zeros(labels.shape[0], dtype=DTYPE), self.n_classes_)
+
+
+class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):
+    __doc__ = f"""Bivariate regression tree optimized by tree alternating optimization.
+
+    As :class:`TAOTreeClassifier` with the squared error: leaves hold the mean
+    target of their samples and a decision node's reduced problem weighs each
+    sample by the difference of its squared errors down the two subtrees
+    (section 4.1.2). ``alpha`` is then in units of the mean squared error.
+
+    Parameters
+    ----------
+    {_TAO_DOC}
+    Attributes
+    ----------
+    {_TAO_ATTRIBUTES}
+    """
+
+    def __init__(self, *, alpha=0.001, feature_cost=1.25, init="bivariate", max_depth=None,
+                 min_samples_leaf=1, n_orientations=30, exact_max_samples=None, max_iter=50,
+                 time_limit=None, validation_fraction=0.1, max_pairs=None, warm_start=False,
+                 n_jobs=None, random_state=None, verbose=0):
+        super().__init__(
+            alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
+            exact_max_samples=exact_max_samples, max_iter=max_iter, time_limit=time_limit,
+            validation_fraction=validation_fraction, max_pairs=max_pairs,
+            warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+
+    def _is_classifier(self):
+        return False
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the initial tree and optimize it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Finite numeric targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        targets = np.ascontiguousarray(y, dtype=DTYPE)
+        return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE),
+                         np.zeros(targets.shape[0], dtype=LTYPE), targets, 1)
+
+
+# ------------------------------------------------------- regularization path
+@dataclass
+class TAOPathStep:
+    """One fitted tree of a regularization path."""
+
+    init: str
+    alpha: float
+    estimator: BaseTAOTree
+    n_nodes: int
+    n_leaves: int
+    depth: int
+    n_bivariate: int
+    n_univariate: int
+    objective: float
+    train_score: float
+    validation_score: float
+    seconds: float
+
+
+@dataclass
+class TAOPath:
+    """The trees :func:`tao_path` visited, and the one it selected.
+
+    Attributes
+    ----------
+    steps : list of TAOPathStep
+        In the order visited (per initial tree, increasing ``alpha``).
+    best : TAOPathStep
+        Highest validation score; ties go to fewer nodes, then larger ``alpha``.
+    """
+
+    steps: list
+    best: TAOPathStep
+
+    @property
+    def best_estimator_(self):
+        return self.best.estimator
+
+    @property
+    def alphas(self):
+        return np.array([s.alpha for s in self.steps])
+
+    def to_frame(self):
+        """The steps as a pandas DataFrame (without the estimators)."""
+        import pandas as pd
+
+        return pd.DataFrame([{k: v for k, v in vars(s).items() if k != "estimator"}
+                             for s in self.steps])
+
+
+def tao_path(estimator, X, y, sample_weight=None, *, X_val=None, y_val=None, alphas=None,
+             max_steps=None, validation_fraction=None, random_state=None, verbose=0):
+    """Fit TAO trees along the regularization path and select one on validation data.
+
+    Starting from ``alpha = 0`` (or ``alphas[0]``), each fit warm-starts from
+    the previous optimized structure, and the next ``alpha`` is the fitted
+    tree's ``next_alpha_``: the smallest value at which one of its nodes would
+    change (every value in between gives the same tree), until the tree is one
+    leaf. With ``init="auto"`` the path is run from both initial trees.
+
+    Parameters
+    ----------
+    estimator : TAOTreeClassifier or TAOTreeRegressor
+        Its parameters (except ``alpha`` and ``warm_start``) are used for every fit.
+    X, y : array-like
+        Training data.
+    sample_weight : array-like, default=None
+    X_val, y_val : array-like, default=None
+        Validation data; when None, ``validation_fraction`` of ``(X, y)``
+        (default: the estimator's) is held out (stratified for classifiers).
+    alphas : array-like, default=None
+        Visit these values (sorted) instead of the significant ones.
+    max_steps : int, default=None
+        Stop after this many fits per initial tree.
+    validation_fraction : float, default=None
+    random_state : int or None, default=None
+        Seeds the validation split (default: the estimator's ``random_state``).
+    verbose : int, default=0
+        Print a line per fitted tree.
+
+    Returns
+    -------
+    TAOPath
+    """
+    if not isinstance(estimator, BaseTAOTree):
+        raise TypeError("tao_path needs a TAOTreeClassifier or TAOTreeRegressor")
+    if max_steps is not None and not (_integral(max_steps) and max_steps >= 1):
+        raise ValueError(f"max_steps must be None or an integer >= 1, got {max_steps!r}")
+    X = np.asarray(X) if not hasattr(X, "iloc") else X
+    y = np.asarray(y)
+    if (X_val is None) != (y_val is None):
+        raise ValueError("give both X_val and y_val, or neither")
+    if X_val is None:
+        fraction = (estimator.validation_fraction if validation_fraction is None
+                    else validation_fraction)
+        seed = estimator.random_state if random_state is None else random_state
+        is_clf = isinstance(estimator, ClassifierMixin)
+        _, counts = np.unique(y, return_counts=True) if is_clf else (None, None)
+        stratify = y if is_clf and counts.min() >= 2 else None
+        idx = np.arange(len(y))
+        train, val = train_test_split(idx, test_size=fraction, random_state=seed,
+                                      stratify=stratify)
+        take = (lambda a, i: a.iloc[i]) if hasattr(X, "iloc") else (lambda a, i: a[i])
+        X, X_val = take(X, train), take(X, val)
+        y, y_val = y[train], y[val]
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight)[train]
+    if alphas is not None:
+        alphas = np.sort(np.asarray(alphas, dtype=float))
+        if alphas.size == 0 or not np.all(np.isfinite(alphas)) or alphas[0] < 0:
+            raise ValueError("alphas must be finite numbers >= 0")
+    inits = (["bivariate", "univariate"] if isinstance(estimator.init, str)
+             and estimator.init == "auto" else [estimator.init])
+    steps = []
+    for init in inits:
+        est = clone(estimator).set_params(init=init, warm_start=False,
+                                          alpha=0.0 if alphas is None else float(alphas[0]))
+        k = 0
+        while True:
+            t0 = time.perf_counter()
+            est.fit(X, y, sample_weight=sample_weight)
+            seconds = time.perf_counter() - t0
+            tree = est.tree_
+            kinds = est.node_kinds()
+            step = TAOPathStep(
+                init=est.init_, alpha=float(est.alpha), estimator=copy.deepcopy(est),
+                n_nodes=tree.node_count, n_leaves=tree.n_leaves, depth=tree.max_depth,
+                n_bivariate=kinds["bivariate"], n_univariate=kinds["univariate"],
+                objective=float(est.objective_),
+                train_score=float(est.score(X, y, sample_weight=sample_weight)),
+                validation_score=float(est.score(X_val, y_val)), seconds=seconds)
+            steps.append(step)
+            if verbose:
+                print(f"[tao_path] init={step.init} alpha={step.alpha:.6g}: {step.n_nodes} "
+                      f"nodes ({step.n_bivariate} bivariate), validation "
+                      f"{step.validation_score:.4f}, {seconds:.2f} s", flush=True)
+            k += 1
+            if tree.node_count == 1 or (max_steps is not None and k >= max_steps):
+                break
+            if alphas is None:
+                nxt = est.next_alpha_
+                if nxt is None:
+                    break
+            else:
+                if k >= alphas.size:
+                    break
+                nxt = float(alphas[k])
+            est.set_params(alpha=nxt, warm_start=True)
+    best = max(steps, key=lambda s: (s.validation_score, -s.n_nodes, s.alpha))
+    return TAOPath(steps, best)
+
+
+__all__ = ["TAOPath", "TAOPathStep", "TAOTreeClassifier", "TAOTreeRegressor", "tao_path"]

@@ -1,0 +1,420 @@
+"""Bivariate TAO: reduced problems against brute force, descent, the path, the estimators."""
+
+import io
+import math
+from contextlib import redirect_stdout
+
+import naive
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from bivtree import (
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+    TAOTreeClassifier,
+    TAOTreeRegressor,
+    Tree,
+    tao_path,
+)
+from bivtree._kernels.tao import child_losses, rule_errors, search_items
+from bivtree.splitters._base import candidate_pairs
+from bivtree.splitters.orientations import orientation_directions
+from bivtree.tao import (
+    BIVARIATE,
+    LEAF,
+    UNIVARIATE,
+    ZERO_VARIATE,
+    TAOData,
+    TAOOptimizer,
+    TAOState,
+    pseudolabels,
+    state_to_tree,
+)
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def blobs(n, d, n_classes, seed, integer=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if integer:
+        X = rng.integers(0, 5, size=(n, d)).astype(float)
+    y = ((X[:, 0] + 0.7 * X[:, 1 % d] + 0.5 * rng.normal(size=n)) > 0).astype(int)
+    if n_classes > 2:
+        y = y + (X[:, -1] > 0.8).astype(int)
+    return X, y
+
+
+# ------------------------------------------------------------ reduced problem
+def solve_reduced(X, prefers_right, w, exact, n_orientations=8):
+    """The kernels' best zero-, uni- and bivariate pseudolabel errors on one node."""
+    n, d = X.shape
+    Xf = np.asfortranarray(X, dtype=float)
+    samples = np.arange(n, dtype=np.int64)
+    labels = prefers_right.astype(np.int64)
+    offsets = np.array([0, n], dtype=np.int64)
+    features = np.arange(d, dtype=np.int64)
+    pj, pk = candidate_pairs(features)
+    da, db = orientation_directions(n_orientations)
+    proxy, first, second, w2, thr = search_items(
+        Xf, samples, labels, w, offsets, np.array([exact]), features, pj, pk, da, db)
+    rules_f = [np.array([-1, -1])]
+    rules_w = [np.zeros(2)]
+    rules_t = [1.0]
+    kinds = [ZERO_VARIATE]
+    for t in range(proxy.shape[1]):
+        if np.isfinite(proxy[0, t]):
+            rules_f.append(np.array([first[0, t], second[0, t]]))
+            rules_w.append(np.array([1.0, w2[0, t]]))
+            rules_t.append(thr[0, t])
+            kinds.append(UNIVARIATE if second[0, t] < 0 else BIVARIATE)
+    keep, flip = rule_errors(Xf, samples, labels, w, offsets,
+                             np.zeros(len(kinds), dtype=np.int64),
+                             np.array(rules_f, dtype=np.int64), np.array(rules_w),
+                             np.array(rules_t))
+    out = {ZERO_VARIATE: math.inf, UNIVARIATE: math.inf, BIVARIATE: math.inf}
+    for kind, a, b in zip(kinds, keep, flip):
+        out[kind] = min(out[kind], a, b)
+    return out
+
+
+@SETTINGS
+@given(n=st.integers(3, 24), d=st.integers(2, 4), seed=st.integers(0, 10_000),
+       integer=st.booleans(), weighted=st.booleans())
+def test_exact_reduced_problem_equals_brute_force(n, d, seed, integer, weighted):
+    rng = np.random.default_rng(seed)
+    X = (rng.integers(0, 4, size=(n, d)) if integer else rng.normal(size=(n, d))).astype(float)
+    prefers_right = rng.random(n) < 0.5
+    w = rng.uniform(0.2, 3.0, size=n) if weighted else np.ones(n)
+    got = solve_reduced(X, prefers_right, w, exact=True)
+    ref = naive.best_reduced_problem(X, prefers_right, w)
+    tol = 1e-9 * w.sum()
+    assert math.isclose(got[ZERO_VARIATE], ref["zero"], abs_tol=tol)
+    # what matters for the choice: each option's error, capped by the zero-variate one
+    # (the kernels' two-class misclassification proxy cannot tell a rule whose best
+    # labelling puts both sides in one child from the zero-variate rule)
+    cap = ref["zero"]
+    assert math.isclose(min(got[UNIVARIATE], cap), min(ref["univariate"], cap), abs_tol=tol)
+    best_ref = min(ref["univariate"], ref["bivariate"], cap)
+    assert math.isclose(min(got[UNIVARIATE], got[BIVARIATE], cap), best_ref, abs_tol=tol)
+    # the exact bivariate solution is never worse than the best line through any pair
+    assert min(got[BIVARIATE], got[UNIVARIATE], cap) <= min(ref["bivariate"], cap) + tol
+
+
+@SETTINGS
+@given(n=st.integers(3, 30), seed=st.integers(0, 10_000))
+def test_direction_search_is_never_better_than_the_exact_one(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    prefers_right = (X[:, 0] - 0.3 * X[:, 1] + 0.4 * rng.normal(size=n)) > 0
+    w = np.ones(n)
+    approx = solve_reduced(X, prefers_right, w, exact=False)
+    exact = solve_reduced(X, prefers_right, w, exact=True)
+    cap = approx[ZERO_VARIATE]
+    assert min(exact[BIVARIATE], exact[UNIVARIATE], cap) <= min(
+        approx[BIVARIATE], approx[UNIVARIATE], cap) + 1e-12
+
+
+def test_pseudolabels_leave_out_samples_with_equal_loss():
+    loss_left = np.array([0.0, 1.0, 1.0, 0.0, 2.5, 0.5])
+    loss_right = np.array([1.0, 0.0, 1.0, 0.0, 0.5, 2.5])
+    care, labels, weights = pseudolabels(loss_left, loss_right)
+    np.testing.assert_array_equal(care, [True, True, False, False, True, True])
+    np.testing.assert_array_equal(labels, [0, 1, 1, 0])  # 1: the right child is better
+    np.testing.assert_allclose(weights, [1.0, 1.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_child_losses_match_a_plain_walk(regression):
+    X, y = blobs(60, 3, 3, seed=4)
+    est = (BivariateTreeRegressor(max_depth=3) if regression
+           else BivariateTreeClassifier(max_depth=3)).fit(X, y.astype(float) if regression else y)
+    state = TAOState.from_tree(est.tree_, regression)
+    rng = np.random.default_rng(0)
+    w = rng.uniform(0.5, 2.0, size=60)
+    labels = np.zeros(60, dtype=np.int64) if regression else y.astype(np.int64)
+    targets = y.astype(float) if regression else np.zeros(60)
+    decision = np.flatnonzero(state.kind != LEAF)
+    owner = rng.choice(decision, size=60)
+    samples = np.arange(60, dtype=np.int64)
+    ll, lr = child_losses(np.asfortranarray(X), samples, owner, *state.arrays, labels,
+                          targets, w, state.leaf_class, state.leaf_mean, regression)
+    for p in range(60):
+        for loss, child in ((ll[p], state.children_left[owner[p]]),
+                            (lr[p], state.children_right[owner[p]])):
+            leaf = naive.leaf_of(state.arrays, X[p], child)
+            want = (w[p] * (targets[p] - state.leaf_mean[leaf]) ** 2 if regression
+                    else w[p] * float(labels[p] != state.leaf_class[leaf]))
+            assert loss == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+# ------------------------------------------------------------------ descent
+tao_settings = st.fixed_dictionaries({
+    "alpha": st.sampled_from([0.0, 0.002, 0.01, 0.05]),
+    "feature_cost": st.sampled_from([0.8, 1.0, 1.25, 2.0]),
+    "init": st.sampled_from(["bivariate", "univariate"]),
+    "max_depth": st.integers(1, 5),
+    "n_orientations": st.integers(2, 9),
+    "exact_max_samples": st.sampled_from([0, 15, 1000]),
+})
+
+
+@SETTINGS
+@given(params=tao_settings, n=st.integers(12, 70), d=st.integers(2, 4),
+       n_classes=st.integers(2, 3), seed=st.integers(0, 10_000), weighted=st.booleans())
+def test_objective_never_increases(params, n, d, n_classes, seed, weighted):
+    X, y = blobs(n, d, n_classes, seed)
+    if np.unique(y).size < 2:
+        return
+    w = np.random.default_rng(seed).uniform(0.2, 2.0, size=n) if weighted else None
+    est = TAOTreeClassifier(**params).fit(X, y, sample_weight=w)
+    path = est.objective_path_
+    assert np.all(np.diff(path) <= 1e-12 * max(1.0, path[0]))
+    assert est.objective_ <= path[-1] + 1e-12
+    assert est.n_iter_ == path.size - 1
+
+
+@SETTINGS
+@given(max_depth=st.integers(1, 4), init=st.sampled_from(["bivariate", "univariate"]),
+       seed=st.integers(0, 10_000), n_orientations=st.integers(2, 12))
+def test_with_alpha_zero_training_error_never_exceeds_the_initial_trees(max_depth, init, seed,
+                                                                        n_orientations):
+    X, y = blobs(80, 3, 3, seed)
+    greedy = BivariateTreeClassifier(
+        splitter="orientations" if init == "bivariate" else "univariate",
+        n_orientations=n_orientations, max_depth=max_depth).fit(X, y)
+    est = TAOTreeClassifier(alpha=0.0, init=init, max_depth=max_depth,
+                            n_orientations=n_orientations).fit(X, y)
+    assert est.score(X, y) >= greedy.score(X, y)
+    assert est.objective_path_[0] == pytest.approx(1 - greedy.score(X, y))
+
+
+def test_tao_improves_a_shallow_greedy_tree():
+    # the diagonal boundary needs several greedy axis cuts; TAO moves them
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(300, 2))
+    y = (X[:, 0] + X[:, 1] > 1.0).astype(int) ^ (X[:, 0] > 0.8)
+    greedy = BivariateTreeClassifier(splitter="univariate", max_depth=3).fit(X, y)
+    est = TAOTreeClassifier(alpha=0.0, init="univariate", max_depth=3).fit(X, y)
+    assert est.score(X, y) > greedy.score(X, y)
+    assert est.objective_path_[-1] < est.objective_path_[0]
+
+
+def test_a_large_alpha_gives_a_single_leaf():
+    X, y = blobs(100, 3, 3, seed=1)
+    est = TAOTreeClassifier(alpha=1.01).fit(X, y)
+    assert est.tree_.node_count == 1
+    assert est.next_alpha_ is None
+    majority = np.bincount(y).argmax()
+    assert np.all(est.predict(X) == majority)
+
+
+def test_regression_decreases_its_objective_and_leaves_hold_means():
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, size=(200, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 2.0, -1.0) + 0.3 * X[:, 2] + 0.1 * rng.normal(
+        size=200)
+    est = TAOTreeRegressor(alpha=0.01, max_depth=4).fit(X, y)
+    assert est.objective_path_[-1] < est.objective_path_[0]
+    assert np.all(np.diff(est.objective_path_) <= 1e-12)
+    leaves = est.apply(X)
+    for leaf in np.unique(leaves):
+        assert est.tree_.value[leaf, 0] == pytest.approx(y[leaves == leaf].mean())
+    big = TAOTreeRegressor(alpha=10 * y.var()).fit(X, y)
+    assert big.tree_.node_count == 1
+    assert big.predict(X[:3]) == pytest.approx([y.mean()] * 3)
+
+
+def test_stored_rules_route_training_samples_as_the_optimizer_decided():
+    X, y = blobs(150, 4, 3, seed=7)
+    est = TAOTreeClassifier(alpha=0.003, max_depth=5, exact_max_samples=40).fit(X, y)
+    data = TAOData(np.asfortranarray(X), y.astype(np.int64), np.zeros(150), np.ones(150), 3)
+    state = est._tao_state
+    leaves = []
+    for x in X:
+        leaves.append(state.leaf_class[naive.leaf_of(state.arrays, x, 0)])
+    np.testing.assert_array_equal(est.classes_[np.array(leaves)], est.predict(X))
+    assert state_to_tree(state, data) == est.tree_
+    # no zero-variate node survives in the fitted tree, and no one-sided node
+    internal = ~est.tree_.is_leaf
+    assert np.all(est.tree_.n_node_features[internal] >= 1)
+    assert np.all(est.tree_.n_node_samples > 0)
+
+
+def test_one_and_two_threads_give_the_same_tree():
+    X, y = blobs(300, 5, 3, seed=3)
+    a = TAOTreeClassifier(alpha=0.002, n_jobs=1, exact_max_samples=60).fit(X, y)
+    b = TAOTreeClassifier(alpha=0.002, n_jobs=2, exact_max_samples=60).fit(X, y)
+    assert a.tree_ == b.tree_
+    np.testing.assert_array_equal(a.objective_path_, b.objective_path_)
+
+
+def test_feature_cost_moves_between_bivariate_and_univariate_trees():
+    X, y = blobs(300, 3, 2, seed=5)
+    cheap = TAOTreeClassifier(alpha=0.005, feature_cost=0.5).fit(X, y)
+    dear = TAOTreeClassifier(alpha=0.005, feature_cost=50.0).fit(X, y)
+    assert cheap.node_kinds()["univariate"] == 0 and cheap.node_kinds()["bivariate"] >= 1
+    assert dear.node_kinds()["bivariate"] == 0
+
+
+# ---------------------------------------------------------------- the path
+def test_next_alpha_is_the_next_significant_value():
+    X, y = blobs(200, 3, 3, seed=11)
+    est = TAOTreeClassifier(alpha=0.002, max_depth=5).fit(X, y)
+    nxt = est.next_alpha_
+    assert nxt is not None and nxt > 0.002
+    same = TAOTreeClassifier(alpha=0.002, max_depth=5).fit(X, y)
+    same.set_params(alpha=(0.002 + nxt) / 2, warm_start=True).fit(X, y)
+    assert same.tree_ == est.tree_  # nothing changes before the next significant alpha
+    moved = TAOTreeClassifier(alpha=0.002, max_depth=5).fit(X, y)
+    moved.set_params(alpha=nxt, warm_start=True).fit(X, y)
+    assert moved.objective_ >= est.objective_  # costlier nodes
+    kinds = moved.node_kinds()
+    assert (moved.tree_ != est.tree_) or kinds != est.node_kinds()
+
+
+def test_tao_path_runs_to_a_single_leaf_and_selects_on_validation():
+    X, y = blobs(160, 3, 3, seed=12)
+    path = tao_path(TAOTreeClassifier(max_depth=4), X, y, random_state=0)
+    alphas = path.alphas
+    assert alphas[0] == 0.0 and np.all(np.diff(alphas) > 0)
+    assert path.steps[-1].n_nodes == 1
+    sizes = [s.n_nodes for s in path.steps]
+    assert sizes[0] >= sizes[-1]
+    best = path.best
+    assert best.validation_score == max(s.validation_score for s in path.steps)
+    assert best.estimator.tree_.node_count == best.n_nodes
+
+
+def test_tao_path_on_a_grid_and_from_both_initial_trees():
+    X, y = blobs(120, 3, 2, seed=13)
+    Xv, yv = blobs(60, 3, 2, seed=14)
+    path = tao_path(TAOTreeClassifier(max_depth=3, init="auto"), X, y, X_val=Xv, y_val=yv,
+                    alphas=[0.0, 0.01, 0.1], max_steps=3)
+    assert [s.init for s in path.steps].count("bivariate") == 3
+    assert {s.init for s in path.steps} == {"bivariate", "univariate"}
+    assert path.best.validation_score == pytest.approx(path.best.estimator.score(Xv, yv))
+    frame = path.to_frame()
+    assert list(frame["alpha"][:3]) == [0.0, 0.01, 0.1]
+
+
+# ------------------------------------------------------------- estimators
+def test_init_auto_records_its_choice():
+    X, y = blobs(200, 3, 2, seed=15)
+    est = TAOTreeClassifier(init="auto", max_depth=4, random_state=0).fit(X, y)
+    assert est.init_ in ("bivariate", "univariate")
+    assert set(est.init_scores_) == {"bivariate", "univariate"}
+    assert est.init_ == min(est.init_scores_, key=lambda k: (est.init_scores_[k],
+                                                              k != "bivariate"))
+
+
+def test_a_given_tree_is_the_starting_structure():
+    X, y = blobs(120, 3, 2, seed=16)
+    greedy = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    est = TAOTreeClassifier(alpha=0.0, init=greedy.tree_).fit(X, y)
+    assert est.init_ == "given"
+    assert est.tree_.node_count <= greedy.tree_.node_count
+    assert est.objective_path_[0] == pytest.approx(1 - greedy.score(X, y))
+    est2 = TAOTreeClassifier(alpha=0.0, init=greedy).fit(X, y)
+    assert est2.tree_ == est.tree_
+
+
+def test_verbose_prints_every_iteration():
+    X, y = blobs(80, 3, 2, seed=17)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        est = TAOTreeClassifier(alpha=0.01, max_depth=3, verbose=1).fit(X, y)
+    lines = [ln for ln in out.getvalue().splitlines() if "iteration" in ln]
+    assert len(lines) == est.n_iter_
+
+
+def test_time_limit_returns_the_last_finished_iteration():
+    X, y = blobs(200, 3, 3, seed=18)
+    est = TAOTreeClassifier(alpha=0.002, time_limit=1e-9).fit(X, y)
+    assert est.n_iter_ <= 1 and not est.converged_
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"alpha": -1.0}, "alpha must be"),
+    ({"alpha": float("nan")}, "alpha must be"),
+    ({"feature_cost": 0.0}, "feature_cost must be"),
+    ({"n_orientations": 0}, "n_orientations must be"),
+    ({"exact_max_samples": -1}, "exact_max_samples must be"),
+    ({"max_iter": 0}, "max_iter must be"),
+    ({"time_limit": -2}, "time_limit must be"),
+    ({"init": "greedy"}, "init must be"),
+    ({"validation_fraction": 1.0}, "validation_fraction must be"),
+    ({"max_pairs": 2}, "feature pairs"),
+])
+def test_bad_parameters_are_named(params, message):
+    X, y = blobs(30, 3, 2, seed=0)
+    with pytest.raises(ValueError, match=message):
+        TAOTreeClassifier(**params).fit(X, y)
+
+
+def test_bad_initial_trees_are_named():
+    X, y = blobs(40, 3, 2, seed=0)
+    three = BivariateTreeClassifier(splitter="lda", max_depth=2,
+                                    splitter_options={"n_split_features": 3}).fit(X, y)
+    if np.any(three.tree_.n_node_features > 2):
+        with pytest.raises(ValueError, match="more than two features"):
+            TAOTreeClassifier(init=three.tree_).fit(X, y)
+    other = BivariateTreeClassifier(max_depth=2).fit(X[:, :2], y)
+    with pytest.raises(ValueError, match="expects 2 features"):
+        TAOTreeClassifier(init=other.tree_).fit(X, y)
+    warm = TAOTreeClassifier(warm_start=True).fit(X, y)
+    with pytest.raises(ValueError, match="different number of features"):
+        warm.fit(X[:, :2], y)
+
+
+def test_bad_data_is_named():
+    X, y = blobs(30, 3, 2, seed=0)
+    with pytest.raises(ValueError, match="single class"):
+        TAOTreeClassifier().fit(X, np.zeros(30))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        TAOTreeClassifier().fit(Xn, y)
+    with pytest.raises(ValueError, match="non-zero"):
+        TAOTreeClassifier().fit(X, y, sample_weight=np.zeros(30))
+    with pytest.raises(ValueError, match="(?i)negative"):
+        TAOTreeClassifier().fit(X, y, sample_weight=-np.ones(30))
+
+
+def test_save_and_load_round_trip(tmp_path):
+    X, y = blobs(100, 3, 3, seed=19)
+    for est in (TAOTreeClassifier(alpha=0.01, max_depth=4).fit(X, y),
+                TAOTreeRegressor(alpha=0.01, max_depth=4).fit(X, y.astype(float))):
+        path = tmp_path / f"{type(est).__name__}.json"
+        est.save(path)
+        back = type(est).load(path)
+        np.testing.assert_array_equal(back.predict(X), est.predict(X))
+        assert back.get_params() == est.get_params()
+
+
+@parametrize_with_checks([TAOTreeClassifier(), TAOTreeRegressor()])
+def test_scikit_learn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_a_tree_from_the_path_is_a_valid_tree():
+    X, y = blobs(100, 3, 2, seed=20)
+    est = TAOTreeClassifier(alpha=0.01, max_depth=4).fit(X, y)
+    assert isinstance(est.tree_, Tree)
+    Tree.from_dict(est.tree_.to_dict())
+    assert est.feature_importances_.sum() == pytest.approx(1.0) or est.tree_.node_count == 1
+
+
+def test_optimizer_used_directly():
+    X, y = blobs(90, 3, 2, seed=21)
+    greedy = BivariateTreeClassifier(max_depth=4).fit(X, y)
+    data = TAOData(np.asfortranarray(X), y.astype(np.int64), np.zeros(90), np.ones(90), 2)
+    state = TAOState.from_tree(greedy.tree_, regression=False)
+    result = TAOOptimizer(data, alpha=0.01, feature_cost=1.25, n_orientations=10,
+                          exact_max_samples=30, max_iter=20).run(state)
+    assert result.converged
+    assert result.objective_path[-1] <= result.objective_path[0]
