@@ -4,13 +4,13 @@ import io
 import math
 from contextlib import redirect_stdout
 
-import naive
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import naive
 from bivtree import (
     BivariateTreeClassifier,
     BivariateTreeRegressor,
