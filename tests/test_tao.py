@@ -19,7 +19,7 @@ from bivtree import (
     Tree,
     tao_path,
 )
-from bivtree._kernels.tao import child_losses, rule_errors, search_items
+from bivtree._kernels.tao import all_items, child_losses, rule_errors, search_items
 from bivtree.splitters._base import candidate_pairs
 from bivtree.splitters.orientations import orientation_directions
 from bivtree.tao import (
@@ -30,6 +30,7 @@ from bivtree.tao import (
     TAOData,
     TAOOptimizer,
     TAOState,
+    change_bound,
     pseudolabels,
     state_to_tree,
 )
@@ -60,18 +61,21 @@ def solve_reduced(X, prefers_right, w, exact, n_orientations=8):
     features = np.arange(d, dtype=np.int64)
     pj, pk = candidate_pairs(features)
     da, db = orientation_directions(n_orientations)
-    proxy, first, second, w2, thr = search_items(
-        Xf, samples, labels, w, offsets, np.array([exact]), features, pj, pk, da, db)
+    item_node, item_index = all_items(1, d + pj.size)
+    proxy, loss, first, second, w2, thr = search_items(
+        Xf, samples, labels, w, offsets, np.array([exact]), features, pj, pk, da, db,
+        item_node, item_index)
+    np.testing.assert_allclose(loss[np.isfinite(proxy)], w.sum() - proxy[np.isfinite(proxy)])
     rules_f = [np.array([-1, -1])]
     rules_w = [np.zeros(2)]
     rules_t = [1.0]
     kinds = [ZERO_VARIATE]
-    for t in range(proxy.shape[1]):
-        if np.isfinite(proxy[0, t]):
-            rules_f.append(np.array([first[0, t], second[0, t]]))
-            rules_w.append(np.array([1.0, w2[0, t]]))
-            rules_t.append(thr[0, t])
-            kinds.append(UNIVARIATE if second[0, t] < 0 else BIVARIATE)
+    for t in range(proxy.shape[0]):
+        if np.isfinite(proxy[t]):
+            rules_f.append(np.array([first[t], second[t]]))
+            rules_w.append(np.array([1.0, w2[t]]))
+            rules_t.append(thr[t])
+            kinds.append(UNIVARIATE if second[t] < 0 else BIVARIATE)
     keep, flip = rule_errors(Xf, samples, labels, w, offsets,
                              np.zeros(len(kinds), dtype=np.int64),
                              np.array(rules_f, dtype=np.int64), np.array(rules_w),
@@ -243,6 +247,35 @@ def test_stored_rules_route_training_samples_as_the_optimizer_decided():
     internal = ~est.tree_.is_leaf
     assert np.all(est.tree_.n_node_features[internal] >= 1)
     assert np.all(est.tree_.n_node_samples > 0)
+
+
+@pytest.mark.parametrize("exact_max_samples", [0, 40])
+def test_incremental_search_gives_the_same_iterations(exact_max_samples):
+    # the bounds of the incremental search only skip scans that cannot win
+    X, y = blobs(400, 5, 3, seed=22)
+    greedy = BivariateTreeClassifier(n_orientations=12).fit(X, y)
+    runs = []
+    for incremental in (True, False):
+        data = TAOData(np.asfortranarray(X), y.astype(np.int64), np.zeros(400), np.ones(400), 3)
+        state = TAOState.from_tree(greedy.tree_, regression=False)
+        result = TAOOptimizer(data, alpha=0.0015, feature_cost=1.1, n_orientations=12,
+                              exact_max_samples=exact_max_samples, max_iter=6,
+                              incremental=incremental).run(state)
+        runs.append((state, result))
+    (a, ra), (b, rb) = runs
+    assert ra.n_iter >= 2
+    assert ra.objective_path == rb.objective_path
+    for name in ("children_left", "features", "weights", "threshold", "kind", "leaf_class"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_change_bound_counts_changed_samples_and_allows_a_swap():
+    old = (np.array([1, 2, 3, 5]), np.array([0, 1, 1, 0]), np.array([1.0, 2.0, 1.0, 1.0]))
+    new = (np.array([2, 3, 4, 5]), np.array([1, 0, 0, 0]), np.array([2.0, 1.0, 3.0, 0.5]))
+    # 1 removed (1), 4 added (3); 3 relabelled (1); 5 reweighted (max 1)
+    assert change_bound(old, new) == pytest.approx(1 + 3 + 1 + 1)
+    flipped = (old[0], 1 - old[1], old[2])
+    assert change_bound(old, flipped) == 0.0
 
 
 def test_one_and_two_threads_give_the_same_tree():

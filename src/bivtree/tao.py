@@ -245,12 +245,51 @@ def _objective(state, data, lam, feature_cost):
     return (loss + lam * state.penalty(feature_cost)) / data.total_weight
 
 
+def change_bound(old, new):
+    """How much any rule's pseudolabel loss can differ between two reduced problems.
+
+    ``old`` and ``new`` are ``(samples, labels, weights)`` with sorted sample
+    ids. A sample present in one problem only changes a rule's loss by at most
+    its weight; one whose label or weight changed, by at most its larger
+    weight. Exchanging the two labels everywhere leaves the two-class loss of
+    every rule unchanged (it is the least error over both labellings of each
+    side), so the old labels are also compared flipped and the smaller bound
+    kept: a node whose children were swapped keeps its bounds.
+    """
+    os_, ol, ow = old
+    ns, nl, nw = new
+    pos = np.searchsorted(ns, os_)
+    in_new = pos < ns.size
+    in_new[in_new] = ns[pos[in_new]] == os_[in_new]
+    n_common = np.count_nonzero(in_new)
+    removed = float(ow[~in_new].sum())
+    added = float(nw.sum()) - float(nw[pos[in_new]].sum()) if n_common else float(nw.sum())
+    o_idx = np.flatnonzero(in_new)
+    n_idx = pos[in_new]
+    w_max = np.maximum(ow[o_idx], nw[n_idx])
+    reweighted = ow[o_idx] != nw[n_idx]
+    same_label = ol[o_idx] == nl[n_idx]
+    direct = float(w_max[~same_label | reweighted].sum())
+    flipped = float(w_max[same_label | reweighted].sum())
+    return removed + max(added, 0.0) + min(direct, flipped)
+
+
+@dataclass
+class _CacheEntry:
+    key: tuple
+    result: tuple
+    bounds: np.ndarray
+
+
 class _SearchCache:
-    """Results of the last search of each node, reused while its reduced problem is unchanged.
+    """The last search of each node: its problem, answer, and a lower bound per item.
 
     The search is deterministic in the care samples, their pseudolabels and
-    weights, so an unchanged problem has the same answer; deep nodes rarely
-    change between iterations.
+    weights, so an unchanged problem has the same answer (deep nodes rarely
+    change between iterations). A changed one is searched again
+    incrementally: an item's loss moves by at most :func:`change_bound`, so only
+    the items whose old loss minus that bound can still reach the best new
+    loss are scanned again.
     """
 
     def __init__(self):
@@ -260,13 +299,12 @@ class _SearchCache:
         entry = self.entries.get(node)
         if entry is None:
             return None
-        old_key, result = entry
-        if all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(old_key, key)):
-            return result
+        if all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(entry.key, key)):
+            return entry.result
         return None
 
-    def put(self, node, key, result):
-        self.entries[node] = (key, result)
+    def put(self, node, key, result, bounds):
+        self.entries[node] = _CacheEntry(key, result, bounds)
 
 
 class TAOOptimizer:
@@ -288,11 +326,15 @@ class TAOOptimizer:
     time_limit : float or None
         Seconds; no new iteration starts after it.
     verbose : int
+    incremental : bool, default=True
+        Search changed reduced problems incrementally (same answers, fewer
+        scans; False is for checking that).
     """
 
     def __init__(self, data, *, alpha, feature_cost, n_orientations, exact_max_samples,
-                 max_iter, time_limit=None, verbose=0):
+                 max_iter, time_limit=None, verbose=0, incremental=True):
         self.data = data
+        self.incremental = bool(incremental)
         self.alpha = float(alpha)
         self.lam = self.alpha * data.total_weight
         self.feature_cost = float(feature_cost)
@@ -459,8 +501,14 @@ class TAOOptimizer:
         return records
 
     def _search(self, state, active, todo, offsets, c_samples, c_labels, c_weights, found):
-        """Best univariate and bivariate rule of each node in ``todo`` (one parallel call)."""
-        data = self.data
+        """Best univariate and bivariate rule of each node in ``todo``.
+
+        Nodes searched before are searched incrementally (:class:`_SearchCache`):
+        first the best old item of each group (univariate, bivariate), whose new
+        loss ``U`` bounds the group's optimum, then every item whose old loss
+        minus the change bound is at most ``U``. The others cannot reach ``U``,
+        so the winner (the first largest proxy) is the one a full search finds.
+        """
         todo = np.asarray(todo, dtype=ITYPE)
         sizes = offsets[todo + 1] - offsets[todo]
         sub_offsets = np.zeros(todo.size + 1, dtype=ITYPE)
@@ -468,27 +516,81 @@ class TAOOptimizer:
         idx = np.concatenate([np.arange(offsets[r], offsets[r + 1]) for r in todo])
         s, lab, wt = c_samples[idx], c_labels[idx], c_weights[idx]
         exact = sizes <= self.exact_max_samples
-        proxy, first, second, w_second, thresholds = search_items(
-            data.X, s, lab, wt, sub_offsets, exact, self.features, self.pair_j, self.pair_k,
-            self.dir_a, self.dir_b)
         n_feat = self.features.size
+        per_node = n_feat + self.pair_j.size
+        groups = [g for g in (np.arange(n_feat), np.arange(n_feat, per_node)) if g.size]
+        keys = []
+        lower = {}  # m -> lower bounds of the new losses of node m's items
+        for m, r in enumerate(todo):
+            a, b = offsets[r], offsets[r + 1]
+            keys.append((c_samples[a:b].copy(), c_labels[a:b].copy(), c_weights[a:b].copy()))
+            entry = self.cache.entries.get(active[r]) if self.incremental else None
+            if entry is not None:
+                delta = change_bound(entry.key, keys[-1])
+                # an item with no cut before has no bound
+                lower[m] = np.where(np.isfinite(entry.bounds), entry.bounds - delta, -np.inf)
+        # pass 1: every item of new nodes, the best old item of each group of the others
+        nodes1, items1 = [], []
+        for m in range(todo.size):
+            if m in lower:
+                for g in groups:
+                    nodes1.append(m)
+                    items1.append(g[int(np.argmax(-lower[m][g]))])  # first least bound
+            else:
+                nodes1.extend([m] * per_node)
+                items1.extend(range(per_node))
+        results = self._run_items(s, lab, wt, sub_offsets, exact, nodes1, items1)
+        # pass 2: the items of searched-before nodes that can still win
+        evaluated = {m: {} for m in range(todo.size)}
+        for q, (m, t) in enumerate(zip(nodes1, items1)):
+            evaluated[m][t] = q
+        nodes2, items2 = [], []
+        for m, low in lower.items():
+            slack = 1e-9 * max(1.0, float(wt[sub_offsets[m]:sub_offsets[m + 1]].sum()))
+            for g in groups:
+                upper = min(results[1][evaluated[m][t]] for t in g if t in evaluated[m])
+                for t in g[low[g] <= upper + slack]:
+                    if t not in evaluated[m]:
+                        nodes2.append(m)
+                        items2.append(int(t))
+        results2 = self._run_items(s, lab, wt, sub_offsets, exact, nodes2, items2)
+        offset2 = len(nodes1)
+        for q, (m, t) in enumerate(zip(nodes2, items2)):
+            evaluated[m][t] = offset2 + q
+        proxy, loss, first, second, w_second, thresholds = (
+            np.concatenate([a, b]) for a, b in zip(results, results2))
         for m, r in enumerate(todo):
             node = active[r]
-            uni = biv = None
-            if n_feat:
-                u = int(np.argmax(proxy[m, :n_feat]))  # first maximum: lowest feature
-                if np.isfinite(proxy[m, u]):
-                    uni = (np.array([first[m, u], NO_FEATURE], dtype=ITYPE),
-                           np.array([1.0, 0.0]), float(thresholds[m, u]))
-            if proxy.shape[1] > n_feat:
-                b = n_feat + int(np.argmax(proxy[m, n_feat:]))  # lowest pair on ties
-                if np.isfinite(proxy[m, b]):
-                    biv = (np.array([first[m, b], second[m, b]], dtype=ITYPE),
-                           np.array([1.0, w_second[m, b]]), float(thresholds[m, b]))
-            a, b_ = offsets[r], offsets[r + 1]
-            key = (c_samples[a:b_].copy(), c_labels[a:b_].copy(), c_weights[a:b_].copy())
-            self.cache.put(node, key, (uni, biv))
-            found[node] = (uni, biv)
+            bounds = lower.get(m, np.full(per_node, np.inf)).copy()
+            ev = evaluated[m]
+            items = np.fromiter(ev.keys(), dtype=ITYPE, count=len(ev))
+            where = np.fromiter(ev.values(), dtype=ITYPE, count=len(ev))
+            bounds[items] = loss[where]
+            order = np.argsort(items)
+            items, where = items[order], where[order]
+            best = []
+            for g_lo, g_hi in ((0, n_feat), (n_feat, per_node)):
+                sel = (items >= g_lo) & (items < g_hi)
+                if not sel.any():
+                    best.append(None)
+                    continue
+                q = where[sel][int(np.argmax(proxy[where[sel]]))]  # first max: lowest item
+                if not np.isfinite(proxy[q]):
+                    best.append(None)
+                elif second[q] < 0:
+                    best.append((np.array([first[q], NO_FEATURE], dtype=ITYPE),
+                                 np.array([1.0, 0.0]), float(thresholds[q])))
+                else:
+                    best.append((np.array([first[q], second[q]], dtype=ITYPE),
+                                 np.array([1.0, w_second[q]]), float(thresholds[q])))
+            self.cache.put(node, keys[m], tuple(best), bounds)
+            found[node] = tuple(best)
+
+    def _run_items(self, s, lab, wt, sub_offsets, exact, nodes, items):
+        data = self.data
+        return search_items(data.X, s, lab, wt, sub_offsets, exact, self.features, self.pair_j,
+                            self.pair_k, self.dir_a, self.dir_b,
+                            np.asarray(nodes, dtype=ITYPE), np.asarray(items, dtype=ITYPE))
 
     def _choose(self, state, node, options):
         """Keep the cheapest option (ties: fewer features, then the current rule)."""
@@ -539,8 +641,9 @@ def next_alpha(records, alpha, total_weight, feature_cost):
 
     For a node that chose option ``a`` (penalty ``phi_a``), a cheaper option
     ``b`` (``phi_b < phi_a``) takes over once ``lambda >= (L_b - L_a) /
-    (phi_a - phi_b)``; ties go to fewer features, so the choice changes exactly
-    there.
+    (phi_a - phi_b)`` (ties go to fewer features). The value returned is a few
+    units in the last place above the least such ``lambda / W``, so that the
+    floating-point comparison at that value already sees the change.
 
     Parameters
     ----------
@@ -556,17 +659,23 @@ def next_alpha(records, alpha, total_weight, feature_cost):
         None when every node already chose the zero-variate option.
     """
     phi = {ZERO_VARIATE: 0.0, UNIVARIATE: 1.0, BIVARIATE: float(feature_cost)}
+    eps = np.finfo(float).eps
     best = np.inf
     for rec in records.values():
         losses = {ZERO_VARIATE: rec.zero, UNIVARIATE: rec.univariate,
                   BIVARIATE: rec.bivariate}
         la = losses[rec.chosen]
         for kind, lb in losses.items():
-            if phi[kind] < phi[rec.chosen] and np.isfinite(lb):
-                best = min(best, (lb - la) / (phi[rec.chosen] - phi[kind]))
+            dphi = phi[rec.chosen] - phi[kind]
+            if dphi > 0 and np.isfinite(lb):
+                lam = (lb - la) / dphi
+                # just past the tie, by more than the rounding of L + lambda * phi, so
+                # that the fit at this value sees the cheaper option win
+                margin = 16 * eps * (abs(la) + abs(lb) + abs(lam) * phi[rec.chosen]) / dphi
+                best = min(best, lam + margin)
     if not np.isfinite(best):
         return None
-    nxt = best / total_weight
+    nxt = best / total_weight * (1 + 4 * eps)
     if nxt <= alpha:
         nxt = np.nextafter(alpha, np.inf)
     return float(nxt)

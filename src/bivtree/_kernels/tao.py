@@ -149,12 +149,14 @@ def _scan_rule_on(X, samples, j, k, w_k, node_labels, node_targets, node_weight,
 
 @njit(parallel=True, **NUMBA_OPTS)
 def search_items(X, care_samples, care_labels, care_weights, offsets, exact, features,
-                 pair_j, pair_k, dir_a, dir_b):
-    """Best cut of every univariate feature and every feature pair of every node.
+                 pair_j, pair_k, dir_a, dir_b, item_node, item_index):
+    """Best cut of the given univariate features and feature pairs of the given nodes.
 
     Node ``r`` owns ``care_samples[offsets[r]:offsets[r + 1]]`` (labels 0 =
     prefers left, 1 = prefers right; weights = loss differences). Its items
-    are the ``D`` features, then the ``P`` pairs. A pair of a node with
+    are numbered ``0 .. D - 1`` for the features, then ``D .. D + P - 1`` for
+    the pairs; work item ``q`` is item ``item_index[q]`` of node
+    ``item_node[q]`` (:func:`all_items` lists every item). A pair of a node with
     ``exact[r]`` gets the exact best line by the rotational sweep; otherwise
     the directions ``(dir_a[h], dir_b[h])`` on the pair's [0, 1]-scaled values.
     Every candidate is re-scanned as the rule it would be stored as,
@@ -167,25 +169,27 @@ def search_items(X, care_samples, care_labels, care_weights, offsets, exact, fea
 
     Returns
     -------
-    proxy : float64 (R, D + P)
+    proxy : float64 (Q,)
         ``-inf`` where no cut exists.
-    first, second : int64 (R, D + P)
+    loss : float64 (Q,)
+        ``W - proxy``: the least weighted error over the four labellings of the
+        two sides (``inf`` where no cut exists).
+    first, second : int64 (Q,)
         Features of the rule (``second = -1`` for univariate items).
-    w_second, threshold : float64 (R, D + P)
+    w_second, threshold : float64 (Q,)
     """
-    n_nodes = offsets.shape[0] - 1
     n_feat = features.shape[0]
-    n_pairs = pair_j.shape[0]
-    per_node = n_feat + n_pairs
-    proxy = np.full((n_nodes, per_node), -np.inf)
-    first = np.full((n_nodes, per_node), -1, dtype=np.int64)
-    second = np.full((n_nodes, per_node), -1, dtype=np.int64)
-    w_second = np.zeros((n_nodes, per_node))
-    thresholds = np.zeros((n_nodes, per_node))
+    n_items = item_node.shape[0]
+    proxy = np.full(n_items, -np.inf)
+    loss = np.full(n_items, np.inf)
+    first = np.full(n_items, -1, dtype=np.int64)
+    second = np.full(n_items, -1, dtype=np.int64)
+    w_second = np.zeros(n_items)
+    thresholds = np.zeros(n_items)
     n_dirs = dir_a.shape[0]
-    for item in prange(n_nodes * per_node):
-        r = item // per_node
-        t = item - r * per_node
+    for item in prange(n_items):
+        r = item_node[item]
+        t = item_index[item]
         a0 = offsets[r]
         a1 = offsets[r + 1]
         n = a1 - a0
@@ -207,9 +211,10 @@ def search_items(X, care_samples, care_labels, care_weights, offsets, exact, fea
             f = features[t]
             px, thr = _scan_rule_on(X, samples, f, -1, 0.0, node_labels, node_targets,
                                     node_weight, counts, w_total, values, left, right)
-            proxy[r, t] = px
-            first[r, t] = f
-            thresholds[r, t] = thr
+            proxy[item] = px
+            loss[item] = w_total - px
+            first[item] = f
+            thresholds[item] = thr
             continue
         q = t - n_feat
         j = pair_j[q]
@@ -246,11 +251,12 @@ def search_items(X, care_samples, care_labels, care_weights, offsets, exact, fea
                 continue
             px, thr = _scan_rule_on(X, samples, fa, fb, w, node_labels, node_targets,
                                     node_weight, counts, w_total, values, left, right)
-            proxy[r, t] = px
-            first[r, t] = fa
-            second[r, t] = fb
-            w_second[r, t] = w
-            thresholds[r, t] = thr
+            proxy[item] = px
+            loss[item] = w_total - px
+            first[item] = fa
+            second[item] = fb
+            w_second[item] = w
+            thresholds[item] = thr
             continue
         best = -np.inf
         best_w = 0.0
@@ -267,12 +273,20 @@ def search_items(X, care_samples, care_labels, care_weights, offsets, exact, fea
                 best_w = w
                 best_thr = thr
         if best > -np.inf:
-            proxy[r, t] = best
-            first[r, t] = j
-            second[r, t] = k
-            w_second[r, t] = best_w
-            thresholds[r, t] = best_thr
-    return proxy, first, second, w_second, thresholds
+            proxy[item] = best
+            loss[item] = w_total - best
+            first[item] = j
+            second[item] = k
+            w_second[item] = best_w
+            thresholds[item] = best_thr
+    return proxy, loss, first, second, w_second, thresholds
+
+
+def all_items(n_nodes, n_items_per_node):
+    """``(item_node, item_index)`` listing every item of every node, node by node."""
+    item_node = np.repeat(np.arange(n_nodes, dtype=np.int64), n_items_per_node)
+    item_index = np.tile(np.arange(n_items_per_node, dtype=np.int64), n_nodes)
+    return item_node, item_index
 
 
 @njit(parallel=True, **NUMBA_OPTS)
