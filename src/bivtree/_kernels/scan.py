@@ -5,6 +5,7 @@ from numba import njit
 
 from .._config import NUMBA_OPTS
 from .criteria import best_cut_sorted, midpoint_threshold, node_totals, proxy_base
+from .sorting import argsort_values
 from .traversal import project_row
 
 
@@ -40,7 +41,7 @@ def scan_values(values, node_labels, node_targets, node_weight, criterion, count
                 t_sum, min_samples_leaf, min_weight_leaf, left_counts, right_counts):
     """Sort ``values`` and return ``(best proxy, threshold)``; proxy ``-inf`` if no valid cut."""
     n = values.shape[0]
-    order = np.argsort(values)
+    order = argsort_values(values)
     if values[order[n - 1]] <= values[order[0]]:
         return -np.inf, 0.0
     proxy, pos = best_cut_sorted(values, order, node_labels, node_targets, node_weight,
