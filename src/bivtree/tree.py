@@ -171,6 +171,9 @@ class Tree:
         f = self.features[internal]
         if f.size and (f[:, 0].min() < 0 or f.max() >= self.n_features):
             raise ValueError("tree feature index out of range")
+        used = self.features >= 0
+        if np.any(used[:, 1:] & ~used[:, :-1]):
+            raise ValueError("tree feature slots must be filled from the first one")
         if not np.all(np.isfinite(self.threshold[internal])):
             raise ValueError("tree thresholds must be finite at decision nodes")
         if self.category_mask.shape != (n,):

@@ -26,7 +26,8 @@ from numba import njit, prange
 
 from .._config import MISCLASSIFICATION, NUMBA_OPTS
 from ..splitters.sweep import sweep_pair
-from .scan import scan_values
+from .criteria import midpoint_threshold
+from .sorting import argsort_values
 from .traversal import project_row
 
 
@@ -132,19 +133,72 @@ def _pair_scaling(X, samples, j):
 
 
 @njit(**NUMBA_OPTS)
-def _scan_rule_on(X, samples, j, k, w_k, node_labels, node_targets, node_weight, counts,
-                  w_total, values, left, right):
-    """Best cut of ``x_j + w_k x_k`` over ``samples`` (``k < 0``: ``x_j`` alone)."""
+def scan_pseudolabels(values, order, labels, weights, w0, w1):
+    """Best cut of two-class pseudolabelled samples sorted by ``values``.
+
+    The loss of a cut is the least weighted error over the four labellings of
+    its two sides, ``min(L0, L1) + min(R0, R1)`` (``L0``: weight of label 0 on
+    the left...), which is the misclassification criterion of two classes;
+    the proxy maximised is ``W - loss``. Cuts fall between distinct values and
+    leave positive weight on both sides.
+
+    Returns
+    -------
+    best_proxy : float
+        ``-inf`` when no cut is valid.
+    best_pos : int
+        Last sorted position that goes left (``-1``: none).
+    """
+    n = order.shape[0]
+    w_total = w0 + w1
+    l0 = 0.0
+    l1 = 0.0
+    best = -np.inf
+    best_pos = -1
+    for p in range(n - 1):
+        i = order[p]
+        if labels[i] == 0:
+            l0 += weights[i]
+        else:
+            l1 += weights[i]
+        if values[order[p + 1]] <= values[i]:
+            continue
+        wl = l0 + l1
+        if wl <= 0.0 or w_total - wl <= 0.0:
+            continue
+        proxy = max(l0, l1) + max(w0 - l0, w1 - l1)
+        if proxy > best:
+            best = proxy
+            best_pos = p
+    return best, best_pos
+
+
+@njit(**NUMBA_OPTS)
+def _scan_rule_on(X, samples, j, k, w_k, node_labels, node_weight, w0, w1, values):
+    """Best cut of ``x_j + w_k x_k`` over ``samples`` (``k < 0``: ``x_j`` alone).
+
+    The projection is :func:`project_row`'s, the routing arithmetic.
+
+    Returns
+    -------
+    proxy, threshold : float
+    """
     rf = np.empty(2, dtype=np.int64)
     rw = np.empty(2)
     rf[0] = j
     rf[1] = k
     rw[0] = 1.0
     rw[1] = w_k if k >= 0 else 0.0
-    for p in range(samples.shape[0]):
+    n = samples.shape[0]
+    for p in range(n):
         values[p] = project_row(X, samples[p], rf, rw)
-    return scan_values(values, node_labels, node_targets, node_weight, MISCLASSIFICATION,
-                       counts, w_total, 0.0, 1, 0.0, left, right)
+    order = argsort_values(values)
+    if values[order[n - 1]] <= values[order[0]]:
+        return -np.inf, 0.0
+    proxy, pos = scan_pseudolabels(values, order, node_labels, node_weight, w0, w1)
+    if pos < 0:
+        return -np.inf, 0.0
+    return proxy, midpoint_threshold(values[order[pos]], values[order[pos + 1]])
 
 
 @njit(parallel=True, **NUMBA_OPTS)
@@ -198,19 +252,19 @@ def search_items(X, care_samples, care_labels, care_weights, offsets, exact, fea
         samples = care_samples[a0:a1]
         node_labels = care_labels[a0:a1]
         node_weight = care_weights[a0:a1]
-        node_targets = np.zeros(n)
-        counts = np.zeros(2)
-        w_total = 0.0
+        w0 = 0.0
+        w1 = 0.0
         for p in range(n):
-            counts[node_labels[p]] += node_weight[p]
-            w_total += node_weight[p]
+            if node_labels[p] == 0:
+                w0 += node_weight[p]
+            else:
+                w1 += node_weight[p]
+        w_total = w0 + w1
         values = np.empty(n)
-        left = np.empty(2)
-        right = np.empty(2)
         if t < n_feat:
             f = features[t]
-            px, thr = _scan_rule_on(X, samples, f, -1, 0.0, node_labels, node_targets,
-                                    node_weight, counts, w_total, values, left, right)
+            px, thr = _scan_rule_on(X, samples, f, -1, 0.0, node_labels, node_weight, w0, w1,
+                                    values)
             proxy[item] = px
             loss[item] = w_total - px
             first[item] = f
@@ -249,8 +303,8 @@ def search_items(X, care_samples, care_labels, care_weights, offsets, exact, fea
                 fa, fb, w = k, j, cu / cv
             if not math.isfinite(w) or w == 0.0:
                 continue
-            px, thr = _scan_rule_on(X, samples, fa, fb, w, node_labels, node_targets,
-                                    node_weight, counts, w_total, values, left, right)
+            px, thr = _scan_rule_on(X, samples, fa, fb, w, node_labels, node_weight, w0, w1,
+                                    values)
             proxy[item] = px
             loss[item] = w_total - px
             first[item] = fa
@@ -266,8 +320,8 @@ def search_items(X, care_samples, care_labels, care_weights, offsets, exact, fea
             w = (dir_b[h] * inv_k) / (dir_a[h] * inv_j)
             if not math.isfinite(w) or w == 0.0:
                 continue
-            px, thr = _scan_rule_on(X, samples, j, k, w, node_labels, node_targets,
-                                    node_weight, counts, w_total, values, left, right)
+            px, thr = _scan_rule_on(X, samples, j, k, w, node_labels, node_weight, w0, w1,
+                                    values)
             if px > best:
                 best = px
                 best_w = w

