@@ -241,13 +241,13 @@ def part_exact(args):
         item_node, item_index = all_items(1, n_pairs)
         for exact in (True, False):
             flag = np.array([exact])
-            args = (X, s, labels, w, off, flag, features[:0], pj, pk, da, db, item_node,
+            call = (X, s, labels, w, off, flag, features[:0], pj, pk, da, db, item_node,
                     item_index)
-            search_items(*args)
+            search_items(*call)
             reps = max(3, 20000 // (n * n))
             t0 = time.perf_counter()
             for _ in range(reps):
-                search_items(*args)
+                search_items(*call)
             times[exact] = (time.perf_counter() - t0) / reps / n_pairs * 1e6
         lines.append(f"| {n} | {times[True]:.1f} | {times[False]:.1f} | "
                      f"{times[True] / times[False]:.2f} |")
