@@ -287,14 +287,18 @@ def part_phase(args):
         print(f"C={c:.2f} done, {time.perf_counter() - t0:.0f} s", flush=True)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), constrained_layout=True)
     xs = np.arange(alphas.size)
-    panels = [(share, "share of bivariate decision nodes", "coolwarm", None),
-              (nodes, "number of decision nodes", "viridis", "log"),
-              (error, "test error (%)", "magma", None)]
-    for ax, (z, title, cmap, scale) in zip(axes, panels):
-        from matplotlib.colors import LogNorm
+    from matplotlib.colors import LogNorm, Normalize
 
-        norm = LogNorm(vmin=1, vmax=max(2, np.nanmax(z))) if scale == "log" else None
-        zz = np.where(z == 0, np.nan, z) if scale == "log" else z
+    single_leaf = nodes == 0
+    panels = [(share, "share of bivariate decision nodes", "coolwarm", Normalize(0, 1)),
+              (nodes, "number of decision nodes", "viridis",
+               LogNorm(vmin=1, vmax=max(2, np.nanmax(nodes)))),
+              # the colour scale stops at 3 times the best error: a single leaf
+              # (white in every panel) would otherwise flatten the rest
+              (error, "test error (%)", "magma_r",
+               Normalize(np.nanmin(error), 3 * np.nanmin(error[~single_leaf])))]
+    for ax, (z, title, cmap, norm) in zip(axes, panels):
+        zz = np.where(single_leaf, np.nan, z)
         im = ax.imshow(zz, origin="lower", aspect="auto", cmap=cmap, norm=norm)
         ax.set_xticks(xs[::2])
         ax.set_xticklabels([f"{a:.0e}" if a else "0" for a in alphas[::2]], rotation=45)
@@ -303,8 +307,9 @@ def part_phase(args):
         ax.set_xlabel("alpha (= lambda / N)")
         ax.set_ylabel("feature cost C")
         ax.set_title(title)
-        fig.colorbar(im, ax=ax)
-    fig.suptitle(f"Bivariate TAO phase diagram, segment (N = {len(ytr)} training samples)")
+        fig.colorbar(im, ax=ax, extend="max" if title.startswith("test") else "neither")
+    fig.suptitle(f"Bivariate TAO phase diagram, segment (N = {len(ytr)} training samples); "
+                 "white: the tree is a single leaf")
     out = args.out or "benchmarks/results/bench_tao_phase"
     fig.savefig(out + ".png", dpi=110)
     np.savez(out + ".npz", alphas=alphas, costs=costs, share=share, nodes=nodes, error=error)

@@ -1,5 +1,6 @@
 """Bivariate TAO: reduced problems against brute force, descent, the path, the estimators."""
 
+import copy
 import io
 import math
 from contextlib import redirect_stdout
@@ -309,6 +310,29 @@ def test_next_alpha_is_the_next_significant_value():
     assert moved.objective_ >= est.objective_  # costlier nodes
     kinds = moved.node_kinds()
     assert (moved.tree_ != est.tree_) or kinds != est.node_kinds()
+
+
+def test_warm_starts_reuse_searches_without_changing_results():
+    X, y = blobs(300, 4, 3, seed=23)
+    alphas = [0.0, 0.001, 0.004, 0.02]
+    cached = TAOTreeClassifier(max_depth=6, warm_start=True)
+    fresh = TAOTreeClassifier(max_depth=6, warm_start=True)
+    for a in alphas:
+        cached.set_params(alpha=a).fit(X, y)
+        if hasattr(fresh, "_search_cache"):
+            del fresh._search_cache  # every fit searches from scratch
+        fresh.set_params(alpha=a).fit(X, y)
+        assert cached.tree_ == fresh.tree_
+        np.testing.assert_array_equal(cached.objective_path_, fresh.objective_path_)
+    assert "_search_cache" not in copy.deepcopy(cached).__dict__
+    # other data: the old searches are not used
+    X2 = X * 1.5 + 0.5
+    key = cached._search_cache[0]
+    cached.fit(X2, y)
+    del fresh._search_cache
+    fresh.fit(X2, y)
+    assert cached._search_cache[0] != key
+    assert cached.tree_ == fresh.tree_
 
 
 def test_tao_path_runs_to_a_single_leaf_and_selects_on_validation():

@@ -45,6 +45,7 @@ next *significant* lambda of the regularization path (section 4.1.3,
 :func:`next_alpha`).
 """
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 
@@ -307,6 +308,15 @@ class _SearchCache:
         self.entries[node] = _CacheEntry(key, result, bounds)
 
 
+def search_key(data, n_orientations, exact_max_samples):
+    """What the searches' answers depend on besides the reduced problems: a search cache
+    is reused only by a fit with the same key."""
+    digest = hashlib.blake2b(digest_size=16)
+    for arr in (data.X, data.labels, data.targets, data.sample_weight):
+        digest.update(np.ascontiguousarray(arr).tobytes())
+    return (data.X.shape, digest.hexdigest(), int(n_orientations), int(exact_max_samples))
+
+
 class TAOOptimizer:
     """Run TAO iterations on a :class:`TAOState` for one value of ``alpha``.
 
@@ -329,10 +339,13 @@ class TAOOptimizer:
     incremental : bool, default=True
         Search changed reduced problems incrementally (same answers, fewer
         scans; False is for checking that).
+    cache : _SearchCache, default=None
+        Searches of an earlier run on the same data, structure,
+        ``n_orientations`` and ``exact_max_samples`` (see :func:`search_key`).
     """
 
     def __init__(self, data, *, alpha, feature_cost, n_orientations, exact_max_samples,
-                 max_iter, time_limit=None, verbose=0, incremental=True):
+                 max_iter, time_limit=None, verbose=0, incremental=True, cache=None):
         self.data = data
         self.incremental = bool(incremental)
         self.alpha = float(alpha)
@@ -345,7 +358,9 @@ class TAOOptimizer:
         self.features = np.arange(data.n_features, dtype=ITYPE)
         self.pair_j, self.pair_k = candidate_pairs(self.features)
         self.dir_a, self.dir_b = orientation_directions(int(n_orientations))
-        self.cache = _SearchCache()
+        # searches do not depend on alpha: a warm-started fit on the same data
+        # (a regularization path) passes the previous fit's cache
+        self.cache = _SearchCache() if cache is None else cache
 
     # ---------------------------------------------------------------- public
     def run(self, state):

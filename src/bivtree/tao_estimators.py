@@ -30,7 +30,7 @@ from .estimators import (
     _writable,
     numba_threads,
 )
-from .tao import TAOData, TAOOptimizer, TAOState, next_alpha, state_to_tree
+from .tao import TAOData, TAOOptimizer, TAOState, next_alpha, search_key, state_to_tree
 from .tree import Tree
 
 #: ``init`` names and the splitter of the greedy tree each grows.
@@ -133,14 +133,15 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         est.fit(X, y, sample_weight=sample_weight)
         return est.tree_
 
-    def _run(self, data, state, exact_max_samples, alpha=None):
+    def _run(self, data, state, exact_max_samples, cache=None):
         optimizer = TAOOptimizer(
-            data, alpha=self.alpha if alpha is None else alpha, feature_cost=self.feature_cost,
+            data, alpha=self.alpha, feature_cost=self.feature_cost,
             n_orientations=self.n_orientations, exact_max_samples=exact_max_samples,
-            max_iter=self.max_iter, time_limit=self.time_limit, verbose=self.verbose)
+            max_iter=self.max_iter, time_limit=self.time_limit, verbose=self.verbose,
+            cache=cache)
         with numba_threads(self.n_jobs):
             result = optimizer.run(state)
-        return result
+        return result, optimizer.cache
 
     def _fit(self, X, y, sample_weight, labels, targets, n_classes):
         t0 = time.perf_counter()
@@ -151,20 +152,26 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         regression = n_classes == 1
         data = TAOData(_writable(X, order="F"), labels, targets, sample_weight, n_classes)
         init = self.init
+        cache = None
+        key = search_key(data, self.n_orientations, exact_max_samples)
         if self.warm_start and hasattr(self, "_tao_state"):
             if self._tao_state.n_features != X.shape[1]:
                 raise ValueError("warm_start: X has a different number of features than the "
                                  "previous fit")
             state = self._tao_state.copy()
             init = self.init_
+            # the same data and search settings: the previous searches still hold
+            if getattr(self, "_search_cache", (None, None))[0] == key:
+                cache = self._search_cache[1]
         else:
             if isinstance(init, str) and init == "auto":
                 init = self._choose_init(X, y, sample_weight, labels, targets, n_classes,
                                          exact_max_samples)
             state = TAOState.from_tree(self._initial_tree(init, X, y, sample_weight),
                                        regression)
-        result = self._run(data, state, exact_max_samples)
+        result, cache = self._run(data, state, exact_max_samples, cache)
         self._tao_state = state
+        self._search_cache = (key, cache)
         self.init_ = init if isinstance(init, str) else "given"
         self.objective_path_ = np.asarray(result.objective_path)
         self.n_iter_ = result.n_iter
@@ -218,6 +225,12 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
             print(f"[TAO] init='auto': validation loss {scores}", flush=True)
         # ties go to the bivariate start (the paper's better one on most sets)
         return min(scores, key=lambda k: (scores[k], k != "bivariate"))
+
+    def __getstate__(self):
+        # the search cache is only a speed-up for warm starts; copies and pickles leave it
+        state = dict(super().__getstate__())  # may be the live __dict__ itself
+        state.pop("_search_cache", None)
+        return state
 
     # ------------------------------------------------------------ inspection
     def node_kinds(self):
