@@ -105,6 +105,26 @@ class FittedTreeMixin:
             raise ValueError("sample_weight contains NaN or infinity")
         return X, y, sample_weight
 
+    def _encode_classes(self, y, sample_weight):
+        """Sorted classes, encoded labels and sample weights times ``class_weight``.
+
+        Returns
+        -------
+        classes : ndarray
+        labels : ndarray of int64
+        sample_weight : ndarray of float64
+        """
+        check_classification_targets(y)
+        classes, labels = np.unique(y, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(f"y contains a single class ({classes[0]!r}); a classifier "
+                             "needs samples of at least two classes")
+        if self.class_weight is not None:
+            # keyed by the user's labels, so computed on y, not on the encoded labels
+            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
+        return (classes, np.ascontiguousarray(labels, dtype=LTYPE),
+                np.ascontiguousarray(sample_weight, dtype=DTYPE))
+
     def _feature_importances(self, X, sample_weight):
         """Total weighted impurity decrease per feature, normalised to sum 1.
 
@@ -602,19 +622,11 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
         self
         """
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
-        check_classification_targets(y)
-        self.classes_, labels = np.unique(y, return_inverse=True)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(f"y contains a single class ({self.classes_[0]!r}); a classifier "
-                             "needs samples of at least two classes")
-        self.n_classes_ = int(self.classes_.shape[0])
-        if self.class_weight is not None:
-            # keyed by the user's labels, so computed on y, not on the encoded labels
-            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
-        labels = np.ascontiguousarray(labels, dtype=LTYPE)
-        targets = np.zeros(labels.shape[0], dtype=DTYPE)
-        return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE), labels,
-                         targets, self.n_classes_)
+        classes, labels, sample_weight = self._encode_classes(y, sample_weight)
+        self.classes_ = classes
+        self.n_classes_ = int(classes.shape[0])
+        return self._fit(X, y, sample_weight, labels, np.zeros(labels.shape[0], dtype=DTYPE),
+                         self.n_classes_)
 
 
 class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariateTree):
@@ -672,6 +684,5 @@ class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariate
         """
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         targets = np.ascontiguousarray(y, dtype=DTYPE)
-        labels = np.zeros(targets.shape[0], dtype=LTYPE)
-        return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE), labels,
-                         targets, 1)
+        return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE),
+                         np.zeros(targets.shape[0], dtype=LTYPE), targets, 1)

@@ -239,6 +239,15 @@ def pseudolabels(loss_left, loss_right):
     return care, labels, weights
 
 
+def tree_loss(tree, X, labels, targets, sample_weight, regression):
+    """Summed weighted loss of a :class:`Tree` on ``X``: squared error, or 0/1 loss of the
+    first majority class of each leaf (what ``predict`` returns)."""
+    pred = tree.predict(np.ascontiguousarray(X))
+    if regression:
+        return float(np.sum(sample_weight * (targets - pred[:, 0]) ** 2))
+    return float(np.sum(sample_weight * (np.argmax(pred, axis=1) != labels)))
+
+
 def _objective(state, data, lam, feature_cost):
     """``E / W``: mean weighted loss plus ``alpha * sum phi``."""
     loss = total_loss(data.X, data.rows, *state.arrays, data.labels, data.targets,
@@ -767,7 +776,7 @@ def state_to_tree(state, data, n_slots=2):
         wt = weight[node]
         if data.regression:
             mean = sums[node, 1] / wt if wt > 0 else state.leaf_mean[node]
-            value[i, 0] = mean if state.kind[node] != LEAF or wt > 0 else state.leaf_mean[node]
+            value[i, 0] = mean
             impurity[i] = max(0.0, sums[node, 2] / wt - mean * mean) if wt > 0 else 0.0
         else:
             value[i] = sums[node]

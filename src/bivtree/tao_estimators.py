@@ -16,8 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.model_selection import train_test_split
-from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 
 from ._config import DTYPE, LTYPE
 from .estimators import (
@@ -30,7 +28,15 @@ from .estimators import (
     _writable,
     numba_threads,
 )
-from .tao import TAOData, TAOOptimizer, TAOState, next_alpha, search_key, state_to_tree
+from .tao import (
+    TAOData,
+    TAOOptimizer,
+    TAOState,
+    next_alpha,
+    search_key,
+    state_to_tree,
+    tree_loss,
+)
 from .tree import Tree
 
 #: ``init`` names and the splitter of the greedy tree each grows.
@@ -146,9 +152,6 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight, labels, targets, n_classes):
         t0 = time.perf_counter()
         exact_max_samples = self._check_params(X.shape[1])
-        positive = sample_weight > 0
-        if not positive.any():
-            raise ValueError("sample_weight is zero for every sample; nothing to fit")
         regression = n_classes == 1
         data = TAOData(_writable(X, order="F"), labels, targets, sample_weight, n_classes)
         init = self.init
@@ -188,15 +191,10 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
 
     def _tree_objective(self, data):
         """``E / W`` of the returned tree (at most the last entry of ``objective_path_``)."""
-        tree = self.tree_
         rows = data.rows
-        pred = tree.predict(np.ascontiguousarray(data.X[rows]))
-        w = data.sample_weight[rows]
-        if data.regression:
-            loss = float(np.sum(w * (data.targets[rows] - pred[:, 0]) ** 2))
-        else:
-            loss = float(np.sum(w * (np.argmax(pred, axis=1) != data.labels[rows])))
-        used = tree.n_node_features
+        loss = tree_loss(self.tree_, data.X[rows], data.labels[rows], data.targets[rows],
+                         data.sample_weight[rows], data.regression)
+        used = self.tree_.n_node_features
         penalty = np.count_nonzero(used == 1) + self.feature_cost * np.count_nonzero(used == 2)
         return (loss + self.alpha * data.total_weight * penalty) / data.total_weight
 
@@ -213,12 +211,9 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                            sample_weight[train], n_classes)
             state = TAOState.from_tree(tree, n_classes == 1)
             self._run(part, state, exact_max_samples)
-            pred = state_to_tree(state, part).predict(_writable(X[val]))
             w = sample_weight[val]
-            if n_classes == 1:
-                err = float(np.sum(w * (targets[val] - pred[:, 0]) ** 2))
-            else:
-                err = float(np.sum(w * (np.argmax(pred, axis=1) != labels[val])))
+            err = tree_loss(state_to_tree(state, part), X[val], labels[val], targets[val], w,
+                            n_classes == 1)
             scores[name] = err / max(float(w.sum()), np.finfo(float).tiny)
         self.init_scores_ = scores
         if self.verbose:
@@ -373,21 +368,14 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
         self
         """
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
-        check_classification_targets(y)
-        classes, labels = np.unique(y, return_inverse=True)
-        if classes.shape[0] < 2:
-            raise ValueError(f"y contains a single class ({classes[0]!r}); a classifier "
-                             "needs samples of at least two classes")
+        classes, labels, sample_weight = self._encode_classes(y, sample_weight)
         if self.warm_start and hasattr(self, "classes_") and not np.array_equal(
                 classes, self.classes_):
             raise ValueError("warm_start: y has other classes than the previous fit")
         self.classes_ = classes
         self.n_classes_ = int(classes.shape[0])
-        if self.class_weight is not None:
-            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
-        labels = np.ascontiguousarray(labels, dtype=LTYPE)
-        return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE), labels,
-                         np.zeros(labels.shape[0], dtype=DTYPE), self.n_classes_)
+        return self._fit(X, y, sample_weight, labels, np.zeros(labels.shape[0], dtype=DTYPE),
+                         self.n_classes_)
 
 
 class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):

@@ -174,8 +174,9 @@ def scan_pseudolabels(values, order, labels, weights, w0, w1):
 
 
 @njit(**NUMBA_OPTS)
-def _scan_rule_on(X, samples, j, k, w_k, node_labels, node_weight, w0, w1, values):
-    """Best cut of ``x_j + w_k x_k`` over ``samples`` (``k < 0``: ``x_j`` alone).
+def _scan_rule_on(X, samples, rule_features, rule_weights, node_labels, node_weight, w0, w1,
+                  values):
+    """Best cut of the rule ``rule_features`` / ``rule_weights`` over ``samples``.
 
     The projection is :func:`project_row`'s, the routing arithmetic.
 
@@ -183,15 +184,9 @@ def _scan_rule_on(X, samples, j, k, w_k, node_labels, node_weight, w0, w1, value
     -------
     proxy, threshold : float
     """
-    rf = np.empty(2, dtype=np.int64)
-    rw = np.empty(2)
-    rf[0] = j
-    rf[1] = k
-    rw[0] = 1.0
-    rw[1] = w_k if k >= 0 else 0.0
     n = samples.shape[0]
     for p in range(n):
-        values[p] = project_row(X, samples[p], rf, rw)
+        values[p] = project_row(X, samples[p], rule_features, rule_weights)
     order = argsort_values(values)
     if values[order[n - 1]] <= values[order[0]]:
         return -np.inf, 0.0
@@ -261,76 +256,78 @@ def search_items(X, care_samples, care_labels, care_weights, offsets, exact, fea
                 w1 += node_weight[p]
         w_total = w0 + w1
         values = np.empty(n)
-        if t < n_feat:
-            f = features[t]
-            px, thr = _scan_rule_on(X, samples, f, -1, 0.0, node_labels, node_weight, w0, w1,
-                                    values)
-            proxy[item] = px
-            loss[item] = w_total - px
-            first[item] = f
-            thresholds[item] = thr
-            continue
-        q = t - n_feat
-        j = pair_j[q]
-        k = pair_k[q]
-        inv_j, lo_j = _pair_scaling(X, samples, j)
-        inv_k, lo_k = _pair_scaling(X, samples, k)
-        if inv_j == 0.0 or inv_k == 0.0:
-            continue  # a constant feature: the pair is a univariate split at best
-        if exact[r]:
-            u = np.empty(n)
-            v = np.empty(n)
-            stats = np.zeros((n, 3))
-            for p in range(n):
-                u[p] = (X[samples[p], j] - lo_j) * inv_j
-                v[p] = (X[samples[p], k] - lo_k) * inv_k
-                stats[p, node_labels[p]] = node_weight[p]
-                stats[p, 2] = 1.0
-            params = np.array([1.0, 0.0])
-            stop = np.zeros(1, dtype=np.int64)
-            opt, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, MISCLASSIFICATION, params, stop)
-            if not math.isfinite(opt):
-                continue
-            # coefficients on the raw features; the larger one becomes 1 so the
-            # stored weight stays bounded
-            cu = wu * inv_j
-            cv = wv * inv_k
-            if cu == 0.0 or cv == 0.0:
-                continue  # axis-parallel: the univariate items cover it
-            if abs(cu) >= abs(cv):
-                fa, fb, w = j, k, cv / cu
-            else:
-                fa, fb, w = k, j, cu / cv
-            if not math.isfinite(w) or w == 0.0:
-                continue
-            px, thr = _scan_rule_on(X, samples, fa, fb, w, node_labels, node_weight, w0, w1,
-                                    values)
-            proxy[item] = px
-            loss[item] = w_total - px
-            first[item] = fa
-            second[item] = fb
-            w_second[item] = w
-            thresholds[item] = thr
-            continue
+        # the rule being scanned: x_{rf[0]} + rw[1] * x_{rf[1]} (rf[1] = -1: univariate)
+        rf = np.full(2, -1, dtype=np.int64)
+        rw = np.zeros(2)
+        rw[0] = 1.0
         best = -np.inf
+        best_first = -1
+        best_second = -1
         best_w = 0.0
         best_thr = 0.0
-        for h in range(n_dirs):
-            # the stored rule's weight on x_k, as in the bivariate CART splitter
-            w = (dir_b[h] * inv_k) / (dir_a[h] * inv_j)
-            if not math.isfinite(w) or w == 0.0:
-                continue
-            px, thr = _scan_rule_on(X, samples, j, k, w, node_labels, node_weight, w0, w1,
-                                    values)
-            if px > best:
-                best = px
-                best_w = w
-                best_thr = thr
+        if t < n_feat:
+            rf[0] = features[t]
+            best, best_thr = _scan_rule_on(X, samples, rf, rw, node_labels, node_weight, w0,
+                                           w1, values)
+            best_first = rf[0]
+        else:
+            q = t - n_feat
+            j = pair_j[q]
+            k = pair_k[q]
+            inv_j, lo_j = _pair_scaling(X, samples, j)
+            inv_k, lo_k = _pair_scaling(X, samples, k)
+            if inv_j == 0.0 or inv_k == 0.0:
+                continue  # a constant feature: the pair is a univariate split at best
+            if exact[r]:
+                u = np.empty(n)
+                v = np.empty(n)
+                stats = np.zeros((n, 3))
+                for p in range(n):
+                    u[p] = (X[samples[p], j] - lo_j) * inv_j
+                    v[p] = (X[samples[p], k] - lo_k) * inv_k
+                    stats[p, node_labels[p]] = node_weight[p]
+                    stats[p, 2] = 1.0
+                params = np.array([1.0, 0.0])
+                stop = np.zeros(1, dtype=np.int64)
+                opt, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, MISCLASSIFICATION, params,
+                                                     stop)
+                # coefficients on the raw features; the larger one becomes 1 so the
+                # stored weight stays bounded (an axis-parallel line is left to the
+                # univariate items)
+                cu = wu * inv_j
+                cv = wv * inv_k
+                if not math.isfinite(opt) or cu == 0.0 or cv == 0.0:
+                    continue
+                if abs(cu) >= abs(cv):
+                    rf[0], rf[1], rw[1] = j, k, cv / cu
+                else:
+                    rf[0], rf[1], rw[1] = k, j, cu / cv
+                if not math.isfinite(rw[1]) or rw[1] == 0.0:
+                    continue
+                best, best_thr = _scan_rule_on(X, samples, rf, rw, node_labels, node_weight,
+                                               w0, w1, values)
+                best_first, best_second, best_w = rf[0], rf[1], rw[1]
+            else:
+                rf[0] = j
+                rf[1] = k
+                for h in range(n_dirs):
+                    # the stored rule's weight on x_k, as in the bivariate CART splitter
+                    w = (dir_b[h] * inv_k) / (dir_a[h] * inv_j)
+                    if not math.isfinite(w) or w == 0.0:
+                        continue
+                    rw[1] = w
+                    px, thr = _scan_rule_on(X, samples, rf, rw, node_labels, node_weight, w0,
+                                            w1, values)
+                    if px > best:
+                        best = px
+                        best_w = w
+                        best_thr = thr
+                best_first, best_second = j, k
         if best > -np.inf:
             proxy[item] = best
             loss[item] = w_total - best
-            first[item] = j
-            second[item] = k
+            first[item] = best_first
+            second[item] = best_second
             w_second[item] = best_w
             thresholds[item] = best_thr
     return proxy, loss, first, second, w_second, thresholds

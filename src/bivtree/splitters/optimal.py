@@ -396,6 +396,19 @@ def _collinear(x1, x2, idx):
 
 
 @njit(**NUMBA_OPTS)
+def _sorted_prefix_sums(x, idx, P, pre, K):
+    """Order of the points ``idx`` by ``x``, and ``pre[t] = sum of P over the first t``."""
+    ordr = np.argsort(x[idx])
+    for c in range(K):
+        pre[0, c] = 0.0
+    for t in range(idx.shape[0]):
+        i = idx[ordr[t]]
+        for c in range(K):
+            pre[t + 1, c] = pre[t, c] + P[i, c]
+    return ordr
+
+
+@njit(**NUMBA_OPTS)
 def _explore_vertical(a_lo, a_hi, b_lo, b_hi, x1, x2, P, idx, sA, sB, sI, pre, left, right,
                       k, criterion, msl, mwl, inc):
     """Criterion 4 for points sharing ``x1 = v``: every partition the box makes of them.
@@ -412,13 +425,7 @@ def _explore_vertical(a_lo, a_hi, b_lo, b_hi, x1, x2, P, idx, sA, sB, sI, pre, l
     K = k + 1
     nI = idx.shape[0]
     v = x1[idx[0]]
-    ordr = np.argsort(x2[idx])
-    for c in range(K):
-        pre[0, c] = 0.0
-    for t in range(nI):
-        i = idx[ordr[t]]
-        for c in range(K):
-            pre[t + 1, c] = pre[t, c] + P[i, c]
+    ordr = _sorted_prefix_sums(x2, idx, P, pre, K)
     c_min = (a_lo * v if v >= 0.0 else a_hi * v) + b_lo
     c_max = (a_hi * v if v >= 0.0 else a_lo * v) + b_hi
     best = np.inf
@@ -473,13 +480,7 @@ def _explore_collinear(a_lo, a_hi, b_lo, b_hi, x1, x2, P, idx, sA, sB, sI, pre, 
     """
     K = k + 1
     nI = idx.shape[0]
-    ordr = np.argsort(x1[idx])
-    for c in range(K):
-        pre[0, c] = 0.0
-    for t in range(nI):
-        i = idx[ordr[t]]
-        for c in range(K):
-            pre[t + 1, c] = pre[t, c] + P[i, c]
+    ordr = _sorted_prefix_sums(x1, idx, P, pre, K)
     p0 = idx[ordr[0]]
     q0 = idx[ordr[nI - 1]]
     slope = (x2[q0] - x2[p0]) / (x1[q0] - x1[p0])
