@@ -20,7 +20,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
 from bivtree._config import CLASSIFICATION_CRITERIA, SQUARED_ERROR
 from bivtree.splitters import SplitData, get_splitter
-from bivtree.splitters.sweep import best_split_2d
+from bivtree._kernels.sweep import best_split_2d
 
 sys.path.insert(0, str(Path(__file__).parent))
 import naive

@@ -26,7 +26,7 @@ all their features and feature pairs):
   all to the right), ties going to fewer features: ``L_univ`` by the exact
   univariate scan, ``L_biv`` by ``n_orientations`` directions per feature pair
   (the paper's solution 1) or, for at most ``exact_max_samples`` care samples,
-  by the exact rotational sweep (:mod:`bivtree.splitters.sweep`). The node's
+  by the exact rotational sweep (:mod:`bivtree._kernels.sweep`). The node's
   current rule is a candidate too (kept on ties), so an iteration never
   increases ``E`` even where the direction search is approximate.
 

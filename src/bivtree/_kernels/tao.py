@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import MISCLASSIFICATION, NUMBA_OPTS
-from ..splitters.sweep import sweep_pair
+from .sweep import sweep_pair
 from .criteria import midpoint_threshold
 from .sorting import argsort_values
 from .traversal import project_row

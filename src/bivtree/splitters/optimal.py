@@ -76,7 +76,7 @@ from .._kernels.criteria import xlogx
 from .._kernels.scan import gather_node
 from ._base import BEATS_TOLERANCE, Splitter, candidate_pairs, register
 from ._pairs import finish_bivariate
-from .sweep import frequency_weighted_impurity, load_flag, node_statistics, sweep_pair, sweep_search
+from .._kernels.sweep import frequency_weighted_impurity, load_flag, node_statistics, sweep_pair, sweep_search
 from .univariate import best_univariate_split
 
 _INV_LN2 = 1.0 / math.log(2.0)

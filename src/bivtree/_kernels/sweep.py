@@ -54,7 +54,7 @@ from numba.core import types
 from numba.extending import intrinsic, overload
 
 from .._config import ENTROPY, GINI, MISCLASSIFICATION, NUMBA_OPTS, SQUARED_ERROR
-from .._kernels.criteria import midpoint_threshold, xlogx
+from .criteria import midpoint_threshold, xlogx
 
 _INV_LN2 = 1.0 / math.log(2.0)
 
