@@ -201,7 +201,7 @@ NOTES = [
     ("- `univariate` is bivtree's exact CART search; it should match scikit-learn's CART up to "
      "tie-breaking (scikit-learn visits features in a random order, bivtree in index order)."),
     ("- Pruned trees: minimal cost-complexity pruning (scikit-learn's semantics), alpha chosen by "
-     "CART's procedure (`bivtree.experiments.CostComplexityCV`): candidate alphas are the "
+     "CART's procedure (`bivtree.model_selection.CostComplexityCV`): candidate alphas are the "
      "geometric means of consecutive alphas of the full tree's pruning path (at most 100, evenly "
      "spaced along the path), scored by shuffled stratified inner CV (seed 0); the best mean "
      "inner accuracy wins, ties going to the smaller tree. The BiDT paper does not say how it "

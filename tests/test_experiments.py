@@ -20,7 +20,6 @@ from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
 from bivtree.cli import main
 from bivtree.datasets import make_bioch, make_monks
 from bivtree.experiments import (
-    CostComplexityCV,
     CrossValidation,
     HoldOut,
     average_ranks,
@@ -36,6 +35,7 @@ from bivtree.experiments import (
     tree_summary,
     write_report,
 )
+from bivtree.model_selection import CostComplexityCV
 from bivtree.experiments.bench import BenchConfig, BenchPart
 
 #: scores (higher is better) of 3 methods on 4 data sets, with one tie on d3

@@ -4,8 +4,6 @@
   Bioch protocols) and :class:`HoldOut` (the KDD 2024 protocol);
 * :func:`run_experiment`: named estimators x named data sets under a protocol,
   parallel with joblib (any backend, Dask included), resumable from its CSV;
-* :class:`CostComplexityCV`: a tree pruned by minimal cost-complexity pruning
-  with ``ccp_alpha`` chosen on held-out data;
 * statistics: :func:`average_ranks`, :func:`friedman_test`, :func:`holm_test`;
 * reports: :func:`summarize`, :func:`markdown_report`, :func:`write_report`,
   :func:`plot_accuracy_vs_size`;
@@ -25,7 +23,6 @@ _EXPORTS = {
     "load_results": "runner",
     "tree_summary": "runner",
     "RESULT_COLUMNS": "runner",
-    "CostComplexityCV": "pruning_cv",
     "average_ranks": "statistics",
     "rank_table": "statistics",
     "friedman_test": "statistics",
@@ -49,7 +46,6 @@ __all__ = [
     "CONFIG_NAMES",
     "MEASURES",
     "RESULT_COLUMNS",
-    "CostComplexityCV",
     "CrossValidation",
     "FriedmanResult",
     "HoldOut",

@@ -61,7 +61,7 @@ class BenchConfig:
         from sklearn.tree import DecisionTreeClassifier
 
         from ..estimators import BivariateTreeClassifier
-        from .pruning_cv import CostComplexityCV
+        from ..model_selection import CostComplexityCV
 
         base = {"sklearn CART": DecisionTreeClassifier(random_state=CART_RANDOM_STATE)}
         for splitter in self.splitters:

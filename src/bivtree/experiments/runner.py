@@ -354,8 +354,29 @@ def run_experiment(estimators, datasets, protocol=None, *, n_jobs=None, results_
     protocol = CrossValidation() if protocol is None else protocol
     if not (hasattr(protocol, "split") and hasattr(protocol, "describe")):
         raise ValueError(f"protocol must be CrossValidation or HoldOut, got {protocol!r}")
-    data = _resolve_datasets(datasets)
+    data_of, wanted = _plan_tasks(estimators, _resolve_datasets(datasets), protocol)
+    if results_file is not None:
+        results_file = os.fspath(results_file)
+    done, header = _resumed_results(results_file, resume, wanted)
+    if results_file is not None and header:
+        _write_rows(results_file, [], header=True)
+    if verbose and done:
+        print(f"[bench] resuming: {len(done)} of {len(wanted)} results already in "
+              f"{results_file}", file=sys.stderr, flush=True)
+    todo = [t for key, t in wanted.items() if key not in done]
+    new = _run_tasks(todo, dict(estimators), data_of, protocol, n_jobs, results_file,
+                     verbose, total=len(wanted), already=len(done))
+    rows = list(done.values()) + new
+    order = {key: i for i, key in enumerate(wanted)}
+    rows.sort(key=lambda r: order[tuple(r[c] for c in _KEY)])
+    frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    for c in _INT_COLUMNS:
+        frame[c] = frame[c].astype(np.int64)
+    return frame
 
+
+def _plan_tasks(estimators, data, protocol):
+    """The data by name, and every task keyed by (data set, estimator, repeat, fold)."""
     tasks, data_of = [], {}
     for dname, X, y in data:
         data_of[dname] = (X, y)
@@ -363,19 +384,25 @@ def run_experiment(estimators, datasets, protocol=None, *, n_jobs=None, results_
         for ename, est in estimators:
             fp = _fingerprint(est, protocol, X, y)
             tasks.extend(_Task(dname, ename, fp, s) for s in splits)
-
-    existing, header = [], True
-    if results_file is not None:
-        results_file = os.fspath(results_file)
-        if resume:
-            existing, dirty = _read_rows(results_file)
-            header = not os.path.exists(results_file) or dirty or not existing
-            if dirty and existing:
-                _write_rows(results_file, existing, header=True)  # drop a torn last line
-                header = False
-        else:
-            header = True
     wanted = {(t.dataset, t.estimator, t.split.repeat, t.split.fold): t for t in tasks}
+    return data_of, wanted
+
+
+def _resumed_results(results_file, resume, wanted):
+    """Rows of ``results_file`` that belong to ``wanted`` tasks, and whether to write a header.
+
+    A row for a wanted task computed with another fingerprint (parameters,
+    protocol or data) is an error; rows of other configurations are left alone.
+    """
+    if results_file is None:
+        return {}, True
+    if not resume:
+        return {}, True
+    existing, dirty = _read_rows(results_file)
+    header = not os.path.exists(results_file) or dirty or not existing
+    if dirty and existing:
+        _write_rows(results_file, existing, header=True)  # drop a torn last line
+        header = False
     done = {}
     for row in existing:
         key = tuple(row[c] for c in _KEY)
@@ -388,33 +415,25 @@ def run_experiment(estimators, datasets, protocol=None, *, n_jobs=None, results_
                 f"fold {key[3]}) computed with different parameters, protocol or data; use "
                 "another results file or resume=False")
         done[key] = row
-    todo = [t for key, t in wanted.items() if key not in done]
+    return done, header
 
-    if results_file is not None and header:
-        _write_rows(results_file, [], header=True)
-    stream = sys.stderr
-    total, finished, started = len(wanted), len(done), time.perf_counter()
-    if verbose and done:
-        print(f"[bench] resuming: {len(done)} of {total} results already in {results_file}",
-              file=stream, flush=True)
-    est_of = dict(estimators)
+
+def _run_tasks(todo, est_of, data_of, protocol, n_jobs, results_file, verbose, *, total,
+               already):
+    """Evaluate ``todo`` through joblib, appending each record to ``results_file`` as it comes."""
     new = []
-    if todo:
-        jobs = (delayed(_evaluate)(
-            {"dataset": t.dataset, "estimator": t.estimator, "protocol": protocol.describe(),
-             "fingerprint": t.fingerprint},
-            est_of[t.estimator], *data_of[t.dataset], t.split) for t in todo)
-        for record in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
-            new.append(record)
-            finished += 1
-            if results_file is not None:
-                _write_rows(results_file, [record], header=False)
-            if verbose:
-                _progress(stream, finished, total, record, started, len(done))
-    rows = list(done.values()) + new
-    order = {key: i for i, key in enumerate(wanted)}
-    rows.sort(key=lambda r: order[tuple(r[c] for c in _KEY)])
-    frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
-    for c in _INT_COLUMNS:
-        frame[c] = frame[c].astype(np.int64)
-    return frame
+    if not todo:
+        return new
+    started, finished = time.perf_counter(), already
+    jobs = (delayed(_evaluate)(
+        {"dataset": t.dataset, "estimator": t.estimator, "protocol": protocol.describe(),
+         "fingerprint": t.fingerprint},
+        est_of[t.estimator], *data_of[t.dataset], t.split) for t in todo)
+    for record in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
+        new.append(record)
+        finished += 1
+        if results_file is not None:
+            _write_rows(results_file, [record], header=False)
+        if verbose:
+            _progress(sys.stderr, finished, total, record, started, already)
+    return new

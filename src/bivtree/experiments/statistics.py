@@ -10,8 +10,8 @@ Westphal, section 6.1):
    data sets, is ``chi2_F = 12 N / (k (k + 1)) * (sum_j R_j^2 - k (k + 1)^2 / 4)``,
    chi-square distributed with ``k - 1`` degrees of freedom; divided by
    ``1 - sum(t^3 - t) / (N k (k^2 - 1))`` over the groups of ``t`` tied
-   values when there are ties (the same number as
-   :func:`scipy.stats.friedmanchisquare`). Iman and Davenport's
+   values when there are ties (computed by :func:`scipy.stats.friedmanchisquare`,
+   and by the formula for two methods, which scipy refuses). Iman and Davenport's
    ``F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F)``, F distributed with
    ``k - 1`` and ``(k - 1)(N - 1)`` degrees of freedom, is reported too;
 3. the **Holm test** compares every method with a control: ``z = (R_i -
@@ -128,18 +128,14 @@ def friedman_test(scores, *, higher_is_better=True, methods=None):
     n, k = values.shape
     ranks = rank_table(values, higher_is_better=higher_is_better)
     mean_ranks = ranks.mean(axis=0)
-    chi2 = 12.0 * n / (k * (k + 1)) * (np.sum(mean_ranks ** 2) - k * (k + 1) ** 2 / 4.0)
-    ties = 0.0
-    for row in ranks:
-        _, counts = np.unique(row, return_counts=True)
-        ties += float(np.sum(counts.astype(np.float64) ** 3 - counts))
-    correction = 1.0 - ties / (n * k * (k * k - 1))
-    if correction <= 0.0:
-        # every data set ties all methods: no evidence of any difference
+    if np.all(ranks == ranks[:, :1]):
+        # every data set ties all methods: no evidence of any difference (scipy divides by 0)
         chi2, pvalue = 0.0, 1.0
+    elif k >= 3:
+        # the statistic does not depend on the direction of the ranking
+        chi2, pvalue = stats.friedmanchisquare(*values.T)
     else:
-        chi2 = max(chi2 / correction, 0.0)
-        pvalue = float(stats.chi2.sf(chi2, k - 1))
+        chi2, pvalue = _friedman_two_methods(ranks)
     denom = n * (k - 1) - chi2
     if n < 2:
         ff, ff_p = np.nan, np.nan
@@ -150,6 +146,22 @@ def friedman_test(scores, *, higher_is_better=True, methods=None):
         ff_p = float(stats.f.sf(ff, k - 1, (k - 1) * (n - 1)))
     return FriedmanResult(float(chi2), float(pvalue), float(ff), float(ff_p), n, k,
                           dict(zip(names, mean_ranks.tolist())))
+
+
+def _friedman_two_methods(ranks):
+    """Friedman's statistic and p-value for two methods, which scipy's function refuses.
+
+    The formula of the module docstring, tie-corrected as scipy corrects it.
+    """
+    n, k = ranks.shape
+    mean_ranks = ranks.mean(axis=0)
+    chi2 = 12.0 * n / (k * (k + 1)) * (np.sum(mean_ranks ** 2) - k * (k + 1) ** 2 / 4.0)
+    ties = 0.0
+    for row in ranks:
+        _, counts = np.unique(row, return_counts=True)
+        ties += float(np.sum(counts.astype(np.float64) ** 3 - counts))
+    chi2 = max(chi2 / (1.0 - ties / (n * k * (k * k - 1))), 0.0)
+    return chi2, float(stats.chi2.sf(chi2, k - 1))
 
 
 @dataclass
