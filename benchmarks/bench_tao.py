@@ -218,7 +218,7 @@ def part_kdd(args):
 
 
 def part_exact(args):
-    from bivtree._kernels.tao import all_items, search_items
+    from bivtree._kernels.tao import CareSets, SearchSpace, all_items, search_items
     from bivtree.splitters.orientations import orientation_directions
 
     rng = np.random.default_rng(0)
@@ -238,11 +238,11 @@ def part_exact(args):
         s = np.arange(n, dtype=np.int64)
         off = np.array([0, n], dtype=np.int64)
         times = {}
-        item_node, item_index = all_items(1, n_pairs)
+        items = all_items(1, n_pairs)
         for exact in (True, False):
             flag = np.array([exact])
-            call = (X, s, labels, w, off, flag, features[:0], pj, pk, da, db, item_node,
-                    item_index)
+            call = (X, CareSets(s, labels, w, off), flag,
+                    SearchSpace(features[:0], pj, pk, da, db), items)
             search_items(*call)
             reps = max(3, 20000 // (n * n))
             t0 = time.perf_counter()

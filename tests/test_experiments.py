@@ -35,8 +35,8 @@ from bivtree.experiments import (
     tree_summary,
     write_report,
 )
-from bivtree.model_selection import CostComplexityCV
 from bivtree.experiments.bench import BenchConfig, BenchPart
+from bivtree.model_selection import CostComplexityCV
 
 #: scores (higher is better) of 3 methods on 4 data sets, with one tie on d3
 TABLE = pd.DataFrame({"A": [0.90, 0.85, 0.70, 0.95], "B": [0.80, 0.86, 0.60, 0.90],
@@ -219,6 +219,10 @@ def test_cost_complexity_cv_bad_parameters(bioch):
         CostComplexityCV(DecisionTreeClassifier(), refit=False).fit(X, y)
     with pytest.raises(ValueError, match="max_candidates"):
         CostComplexityCV(DecisionTreeClassifier(), max_candidates=1).fit(X, y)
+    with pytest.raises(ValueError, match=r"cv must be an int in \[2, inf\) or a cross-valid"):
+        CostComplexityCV(DecisionTreeClassifier(), cv=1).fit(X, y)
+    with pytest.raises(ValueError, match="scoring must be None, a string or a callable, got 3"):
+        CostComplexityCV(DecisionTreeClassifier(), scoring=3).fit(X, y)
 
 
 class _NoAlpha(DecisionTreeClassifier):

@@ -20,7 +20,8 @@ from bivtree import (
     save_model,
     to_json,
 )
-from bivtree.export import format_rule, ratio_rule, rules_markdown
+from bivtree.export import rules_markdown
+from bivtree.formatting import format_rule, ratio_rule
 
 
 def fitted(seed=0):

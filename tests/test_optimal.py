@@ -15,12 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numba import njit
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
+from bivtree import BivariateTreeClassifier
 from bivtree._config import CLASSIFICATION_CRITERIA, SQUARED_ERROR
-from bivtree.splitters import SplitData, get_splitter
 from bivtree._kernels.sweep import best_split_2d
+from bivtree.splitters import SplitData, get_splitter
 
 sys.path.insert(0, str(Path(__file__).parent))
 import naive
@@ -341,9 +340,3 @@ def test_verbose_reports_searches(capsys):
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     BivariateTreeClassifier(splitter="optimal", max_depth=1, verbose=2).fit(X, y)
     assert "optimal split" in capsys.readouterr().out
-
-
-@parametrize_with_checks([BivariateTreeClassifier(splitter="optimal", max_depth=3),
-                          BivariateTreeRegressor(splitter="optimal", max_depth=3)])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

@@ -16,6 +16,8 @@ import matplotlib.pyplot as plt
 from bivtree import (
     BivariateTreeClassifier,
     BivariateTreeRegressor,
+    TAOTreeClassifier,
+    TAOTreeRegressor,
     Tree,
     plot_split,
     plot_tree,
@@ -214,6 +216,19 @@ def test_univariate_nodes_as_strip_or_against_a_chosen_feature():
     assert chosen.get_ylabel() == f"x{other}"
     best = node_axes(plot_tree(estimator, X, y))[0]
     assert best.get_xlabel() == f"x{root}" and best.get_ylabel() != f"x{root}"
+
+
+@pytest.mark.parametrize("tao", [TAOTreeClassifier, TAOTreeRegressor])
+def test_tao_trees_draw_univariate_nodes_against_their_best_second_feature(tao):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] > 0.2).astype(int)
+    estimator = tao(alpha=0.0, init="univariate", max_depth=2, feature_cost=100.0).fit(X, y)
+    assert estimator.tree_.n_node_features[0] == 1
+    root = node_axes(plot_tree(estimator, X, y))[0]
+    assert root.get_xlabel() == "x0" and root.get_ylabel() in ("x1", "x2")
+    plot_split(estimator, 0, X, y)
+    plt.close("all")
 
 
 def test_discrete_data_draws_pies_on_true_positions():

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import naive
 from bivtree import (
@@ -20,7 +19,14 @@ from bivtree import (
     Tree,
     tao_path,
 )
-from bivtree._kernels.tao import all_items, child_losses, rule_errors, search_items
+from bivtree._kernels.tao import (
+    CareSets,
+    SearchSpace,
+    all_items,
+    child_losses,
+    rule_errors,
+    search_items,
+)
 from bivtree.splitters._base import candidate_pairs
 from bivtree.splitters.orientations import orientation_directions
 from bivtree.tao import (
@@ -58,32 +64,28 @@ def solve_reduced(X, prefers_right, w, exact, n_orientations=8):
     Xf = np.asfortranarray(X, dtype=float)
     samples = np.arange(n, dtype=np.int64)
     labels = prefers_right.astype(np.int64)
-    offsets = np.array([0, n], dtype=np.int64)
+    care = CareSets(samples, labels, w, np.array([0, n], dtype=np.int64))
     features = np.arange(d, dtype=np.int64)
     pj, pk = candidate_pairs(features)
-    da, db = orientation_directions(n_orientations)
-    item_node, item_index = all_items(1, d + pj.size)
-    proxy, loss, first, second, w2, thr = search_items(
-        Xf, samples, labels, w, offsets, np.array([exact]), features, pj, pk, da, db,
-        item_node, item_index)
-    finite = np.isfinite(proxy)
-    np.testing.assert_allclose(loss[finite], w.sum() - proxy[finite], atol=1e-12 * w.sum())
+    space = SearchSpace(features, pj, pk, *orientation_directions(n_orientations))
+    found = search_items(Xf, care, np.array([exact]), space, all_items(1, d + pj.size))
+    finite = np.isfinite(found.proxy)
+    np.testing.assert_allclose(found.loss[finite], w.sum() - found.proxy[finite],
+                               atol=1e-12 * w.sum())
     rules_f = [np.array([-1, -1])]
     rules_w = [np.zeros(2)]
     rules_t = [1.0]
     kinds = [ZERO_VARIATE]
-    for t in range(proxy.shape[0]):
-        if np.isfinite(proxy[t]):
-            rules_f.append(np.array([first[t], second[t]]))
-            rules_w.append(np.array([1.0, w2[t]]))
-            rules_t.append(thr[t])
-            kinds.append(UNIVARIATE if second[t] < 0 else BIVARIATE)
-    keep, flip = rule_errors(Xf, samples, labels, w, offsets,
-                             np.zeros(len(kinds), dtype=np.int64),
-                             np.array(rules_f, dtype=np.int64), np.array(rules_w),
-                             np.array(rules_t))
+    for t in np.flatnonzero(finite):
+        rules_f.append(np.array([found.first[t], found.second[t]]))
+        rules_w.append(np.array([1.0, found.w_second[t]]))
+        rules_t.append(found.threshold[t])
+        kinds.append(UNIVARIATE if found.second[t] < 0 else BIVARIATE)
+    errors = rule_errors(Xf, care, np.zeros(len(kinds), dtype=np.int64),
+                         np.array(rules_f, dtype=np.int64), np.array(rules_w),
+                         np.array(rules_t))
     out = {ZERO_VARIATE: math.inf, UNIVARIATE: math.inf, BIVARIATE: math.inf}
-    for kind, a, b in zip(kinds, keep, flip):
+    for kind, a, b in zip(kinds, errors.keep, errors.flip):
         out[kind] = min(out[kind], a, b)
     return out
 
@@ -280,14 +282,6 @@ def test_change_bound_counts_changed_samples_and_allows_a_swap():
     assert change_bound(old, flipped) == 0.0
 
 
-def test_one_and_two_threads_give_the_same_tree():
-    X, y = blobs(300, 5, 3, seed=3)
-    a = TAOTreeClassifier(alpha=0.002, n_jobs=1, exact_max_samples=60).fit(X, y)
-    b = TAOTreeClassifier(alpha=0.002, n_jobs=2, exact_max_samples=60).fit(X, y)
-    assert a.tree_ == b.tree_
-    np.testing.assert_array_equal(a.objective_path_, b.objective_path_)
-
-
 def test_feature_cost_moves_between_bivariate_and_univariate_trees():
     X, y = blobs(300, 3, 2, seed=5)
     cheap = TAOTreeClassifier(alpha=0.005, feature_cost=0.5).fit(X, y)
@@ -441,22 +435,6 @@ def test_bad_data_is_named():
         TAOTreeClassifier().fit(X, y, sample_weight=np.zeros(30))
     with pytest.raises(ValueError, match="(?i)negative"):
         TAOTreeClassifier().fit(X, y, sample_weight=-np.ones(30))
-
-
-def test_save_and_load_round_trip(tmp_path):
-    X, y = blobs(100, 3, 3, seed=19)
-    for est in (TAOTreeClassifier(alpha=0.01, max_depth=4).fit(X, y),
-                TAOTreeRegressor(alpha=0.01, max_depth=4).fit(X, y.astype(float))):
-        path = tmp_path / f"{type(est).__name__}.json"
-        est.save(path)
-        back = type(est).load(path)
-        np.testing.assert_array_equal(back.predict(X), est.predict(X))
-        assert back.get_params() == est.get_params()
-
-
-@parametrize_with_checks([TAOTreeClassifier(), TAOTreeRegressor()])
-def test_scikit_learn_compatible(estimator, check):
-    check(estimator)
 
 
 def test_a_tree_from_the_path_is_a_valid_tree():

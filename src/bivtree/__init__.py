@@ -1,20 +1,12 @@
 """bivtree: bivariate decision trees, every split readable as a 2-D plot."""
 
+from ._version import __version__
 from .estimators import BivariateTreeClassifier, BivariateTreeRegressor
-from .export import (
-    export_graphviz,
-    export_rules,
-    export_text,
-    from_json,
-    load_model,
-    save_model,
-    to_json,
-)
+from .export import export_graphviz, export_rules, export_text
+from .persistence import from_json, load_model, save_model, to_json
 from .plot import plot_split, plot_tree
 from .tao_estimators import TAOPath, TAOTreeClassifier, TAOTreeRegressor, tao_path
 from .tree import Tree
-
-__version__ = "0.1.0"
 
 __all__ = [
     "BivariateTreeClassifier",

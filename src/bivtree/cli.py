@@ -27,7 +27,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import StratifiedKFold, cross_validate
 from sklearn.tree import DecisionTreeClassifier
 
-from . import __version__
+from ._version import __version__
 from .estimators import BivariateTreeClassifier
 from .experiments.bench import register_bench_command
 from .export import export_text
@@ -288,7 +288,7 @@ def _choose_model(kind, y):
 @_reports_errors
 def _run_fit(args):
     from .estimators import BivariateTreeRegressor
-    from .export import save_model
+    from .persistence import save_model
 
     frame = _read_table(args.data)
     if args.target not in frame.columns:
@@ -375,7 +375,7 @@ def _feature_frame(model, frame, source):
 
 @_reports_errors
 def _run_predict(args):
-    from .export import load_model
+    from .persistence import load_model
 
     model = load_model(args.model)
     frame = _read_table(args.data)
@@ -423,7 +423,8 @@ _PICTURES = (".png", ".svg", ".pdf")
 
 @_reports_errors
 def _run_show(args):
-    from .export import export_graphviz, export_rules, load_model, rules_markdown
+    from .export import export_graphviz, export_rules, rules_markdown
+    from .persistence import load_model
 
     model, metadata = load_model(args.model, return_metadata=True)
     metadata = metadata or {}

@@ -6,10 +6,11 @@ bad input fails here with a message that names the problem, never inside
 compiled code.
 """
 
-import inspect
 import numbers
 import time
+from collections.abc import Mapping
 from contextlib import contextmanager
+from typing import ClassVar
 
 import numba
 import numpy as np
@@ -21,7 +22,18 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ._config import CLASSIFICATION_CRITERIA, DTYPE, ITYPE, LTYPE, REGRESSION_CRITERIA
+from ._validation import (
+    InstanceOf,
+    Integral,
+    Interval,
+    Options,
+    Real,
+    RealNotInt,
+    check_params,
+    reject_unknown,
+)
 from .growing import TreeGrower
+from .persistence import load_model, register_model, save_model
 from .pruning import cost_complexity_pruning_path, prune_tree
 from .splitters import SPLITTERS, SplitData, get_splitter
 
@@ -87,7 +99,21 @@ class FittedTreeMixin:
     """What every bivtree estimator with a fitted ``tree_`` shares: input checks,
     feature importances, inspection and persistence."""
 
+    #: parameter name -> allowed values (bivtree._validation), checked at fit.
+    _parameter_constraints: ClassVar[dict] = {}
+
     # ----------------------------------------------------------- validation
+    def _validate_params(self):
+        """Check the constructor parameters against ``_parameter_constraints``.
+
+        Parameters without an entry are left alone, so a subclass may add its
+        own without writing a table (scikit-learn does the same).
+        """
+        params = self.get_params(deep=False)
+        table = self._parameter_constraints
+        check_params(type(self).__name__, {k: v for k, v in params.items() if k in table},
+                     table)
+
     def _validate_X_predict(self, X):
         check_is_fitted(self, "tree_")
         _check_numeric_frame(X)
@@ -95,6 +121,8 @@ class FittedTreeMixin:
         return _writable(X)
 
     def _validate_fit_data(self, X, y, sample_weight):
+        # parameters first: they are cheap to check and explain more than a data error
+        self._validate_params()
         _check_numeric_frame(X)
         X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite=True,
                              ensure_min_samples=2, multi_output=False,
@@ -209,14 +237,12 @@ class FittedTreeMixin:
         """Write the fitted estimator to ``path`` as JSON (docs/model-format.md).
 
         Unlike a pickle, the file loads without executing code; see
-        :func:`bivtree.export.save_model`.
+        :func:`bivtree.persistence.save_model`.
 
         Parameters
         ----------
         path : str or path-like
         """
-        from .export import save_model  # export imports this module
-
         save_model(self, path)
 
     @classmethod
@@ -231,8 +257,6 @@ class FittedTreeMixin:
         -------
         estimator : instance of this class
         """
-        from .export import load_model
-
         model = load_model(path)
         if not isinstance(model, cls):  # a wrong file, not a wrong argument type
             raise ValueError(  # noqa: TRY004
@@ -247,6 +271,34 @@ class FittedTreeMixin:
 
 class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
     """Shared fitting machinery; use the classifier or the regressor."""
+
+    # ``criterion`` (and the classifier's ``class_weight``) are added by the subclasses
+    _parameter_constraints: ClassVar[dict] = {
+        # the live registry: splitters registered after this import are accepted too
+        "splitter": [Options(SPLITTERS)],
+        "n_orientations": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [None, Interval(Integral, 1, None, closed="left")],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left"),
+                              Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
+                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+        # an int above n_features is caught at fit, when n_features is known
+        "max_features": [None, {"sqrt", "log2"}, Interval(Integral, 1, None, closed="left"),
+                         Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "max_leaf_nodes": [None, Interval(Integral, 2, None, closed="left")],
+        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+        "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
+        "max_pairs": [None, Interval(Integral, 0, None, closed="left")],
+        "splitter_options": [None, InstanceOf(Mapping, "a dict")],
+        # joblib's meaning; 0 threads means nothing
+        "n_jobs": [None, Interval(Integral, None, -1, closed="right"),
+                   Interval(Integral, 1, None, closed="left")],
+        # what sklearn.utils.check_random_state accepts
+        "random_state": [None, Interval(Integral, 0, 2**32 - 1, closed="both"),
+                         InstanceOf(np.random.RandomState)],
+        "verbose": [Interval(Integral, 0, None, closed="left"), "boolean"],
+    }
 
     def __init__(self, *, splitter, criterion, n_orientations, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
@@ -271,92 +323,68 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
 
     def _criterion_code(self):
         table = CLASSIFICATION_CRITERIA if self._is_classifier() else REGRESSION_CRITERIA
-        if self.criterion not in table:
-            raise ValueError(f"criterion must be one of {sorted(table)}, got {self.criterion!r}")
-        return table[self.criterion]
+        return table[self.criterion]  # a valid name: checked by _validate_params
 
     def _resolve_stopping_rules(self, n_samples, total_weight):
-        def integral(v):
-            return isinstance(v, numbers.Integral) and not isinstance(v, bool)
-
-        if self.max_depth is None:
-            max_depth = np.iinfo(np.int32).max
-        elif integral(self.max_depth) and self.max_depth >= 1:
-            max_depth = int(self.max_depth)
-        else:
-            raise ValueError(f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
+        """The grower's stopping rules from the checked parameters: fractions become counts."""
+        max_depth = np.iinfo(np.int32).max if self.max_depth is None else int(self.max_depth)
 
         msl = self.min_samples_leaf
-        if integral(msl) and msl >= 1:
+        if isinstance(msl, numbers.Integral):
             min_samples_leaf = int(msl)
-        elif isinstance(msl, numbers.Real) and not integral(msl) and 0.0 < msl < 1.0:
-            min_samples_leaf = int(np.ceil(msl * n_samples))
         else:
-            raise ValueError("min_samples_leaf must be an integer >= 1 or a float in (0, 1), "
-                             f"got {msl!r}")
+            min_samples_leaf = int(np.ceil(msl * n_samples))
 
         mss = self.min_samples_split
-        if integral(mss) and mss >= 2:
+        if isinstance(mss, numbers.Integral):
             min_samples_split = int(mss)
-        elif isinstance(mss, numbers.Real) and not integral(mss) and 0.0 < mss <= 1.0:
-            min_samples_split = max(2, int(np.ceil(mss * n_samples)))
         else:
-            raise ValueError("min_samples_split must be an integer >= 2 or a float in (0, 1], "
-                             f"got {mss!r}")
+            min_samples_split = max(2, int(np.ceil(mss * n_samples)))
         # scikit-learn: a split needs room for two leaves
         min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
 
-        mwf = self.min_weight_fraction_leaf
-        if not (isinstance(mwf, numbers.Real) and 0.0 <= mwf <= 0.5):
-            raise ValueError(f"min_weight_fraction_leaf must be in [0, 0.5], got {mwf!r}")
-        min_weight_leaf = float(mwf) * total_weight
-
-        mln = self.max_leaf_nodes
-        if mln is not None and not (integral(mln) and mln >= 2):
-            raise ValueError(f"max_leaf_nodes must be None or an integer >= 2, got {mln!r}")
-
-        mid = self.min_impurity_decrease
-        if not (isinstance(mid, numbers.Real) and mid >= 0.0 and np.isfinite(mid)):
-            raise ValueError(f"min_impurity_decrease must be a number >= 0, got {mid!r}")
-
-        ccp = self.ccp_alpha
-        if not (isinstance(ccp, numbers.Real) and ccp >= 0.0 and np.isfinite(ccp)):
-            raise ValueError(f"ccp_alpha must be a number >= 0, got {ccp!r}")
         return {"max_depth": max_depth, "min_samples_split": min_samples_split,
-                "min_samples_leaf": min_samples_leaf, "min_weight_leaf": min_weight_leaf,
-                "min_impurity_decrease": float(mid), "max_leaf_nodes": mln}
+                "min_samples_leaf": min_samples_leaf,
+                "min_weight_leaf": float(self.min_weight_fraction_leaf) * total_weight,
+                "min_impurity_decrease": float(self.min_impurity_decrease),
+                "max_leaf_nodes": self.max_leaf_nodes}
 
     def _resolve_max_features(self, n_features):
+        """Features drawn per node, from the checked ``max_features``."""
         mf = self.max_features
         if mf is None:
             return n_features
         if isinstance(mf, str):
             if mf == "sqrt":
                 return max(1, int(np.sqrt(n_features)))
-            if mf == "log2":
-                return max(1, int(np.log2(n_features)))
-        elif isinstance(mf, numbers.Integral) and not isinstance(mf, bool):
-            if 1 <= mf <= n_features:
-                return int(mf)
-        elif isinstance(mf, numbers.Real) and 0.0 < mf <= 1.0:
-            return max(1, int(mf * n_features))
-        raise ValueError(f"max_features must be None, 'sqrt', 'log2', an integer in "
-                         f"[1, {n_features}] or a float in (0, 1], got {mf!r}")
+            return max(1, int(np.log2(n_features)))
+        if isinstance(mf, numbers.Integral):
+            if mf > n_features:
+                raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int in "
+                                 f"[1, {n_features}] or a float in (0, 1], got {mf!r}")
+            return int(mf)
+        return max(1, int(mf * n_features))
+
+    def _splitter_input(self, name):
+        """The value of ``name`` that the estimator hands a splitter asking for it."""
+        if name == "feature_names":  # the columns' names, for options that name columns
+            names = getattr(self, "feature_names_in_", None)
+            return None if names is None else list(names)
+        return self.get_params(deep=False)[name]
 
     def _make_splitter(self):
-        if not isinstance(self.splitter, str) or self.splitter not in SPLITTERS:
-            raise ValueError(f"splitter must be one of {sorted(SPLITTERS)}, got {self.splitter!r}")
+        """The ``splitter``: ``splitter_options`` plus what it takes from the estimator.
+
+        A splitter lists in ``estimator_params`` the estimator parameters it
+        takes (``n_orientations``, ``verbose``; ``feature_names`` is
+        ``feature_names_in_``); a key of ``splitter_options`` overrides them.
+        """
+        cls = SPLITTERS[self.splitter]
         options = dict(self.splitter_options or {})
-        # n_orientations is an estimator parameter for the splitters that take it
-        if "n_orientations" in inspect.signature(SPLITTERS[self.splitter]).parameters:
-            options.setdefault("n_orientations", self.n_orientations)
-        # column names, for splitters that let users name columns (lda's categorical_features)
-        if "feature_names" in inspect.signature(SPLITTERS[self.splitter]).parameters:
-            names = getattr(self, "feature_names_in_", None)
-            options.setdefault("feature_names", None if names is None else list(names))
-        # the estimator's verbosity, for splitters that report on their own searches
-        if "verbose" in inspect.signature(SPLITTERS[self.splitter]).parameters:
-            options.setdefault("verbose", self.verbose)
+        reject_unknown(options, cls._parameter_constraints, what="splitter_options key",
+                       owner=f"the {self.splitter!r} splitter")
+        for name in cls.estimator_params:
+            options.setdefault(name, self._splitter_input(name))
         return get_splitter(self.splitter, **options)
 
     def _check_pairs(self, splitter, n_candidates):
@@ -548,6 +576,7 @@ _COMMON_DOC = """
 """
 
 
+@register_model
 class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivariateTree):
     __doc__ = f"""A decision tree classifier whose splits test at most two features.
 
@@ -586,6 +615,14 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
         nodes, for splitters that prove bounds (``"optimal"``: 0 when every
         split is proven optimal); ``None`` for the others.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **BaseBivariateTree._parameter_constraints,
+        "criterion": [Options(CLASSIFICATION_CRITERIA)],
+        # compute_sample_weight checks the classes a dict or list names
+        "class_weight": [None, {"balanced"}, InstanceOf(dict, "a dict"),
+                         InstanceOf(list, "a list of dicts")],
+    }
 
     def __init__(self, *, splitter="orientations", criterion="gini", n_orientations=30,
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
@@ -629,6 +666,7 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
                          self.n_classes_)
 
 
+@register_model
 class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariateTree):
     __doc__ = f"""A decision tree regressor whose splits test at most two features.
 
@@ -650,6 +688,11 @@ class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariate
     optimality_gap_ : float or None
         As for :class:`BivariateTreeClassifier`.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **BaseBivariateTree._parameter_constraints,
+        "criterion": [Options(REGRESSION_CRITERIA)],
+    }
 
     def __init__(self, *, splitter="orientations", criterion="squared_error", n_orientations=30,
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,

@@ -30,14 +30,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
 from ._kernels.traversal import MAX_CATEGORY
-from .export import (
-    _class_labels,
-    _feature_signs,
-    _leaf_error,
-    _names,
-    _number,
+from .formatting import (
+    feature_signs,
+    format_number,
     format_rule,
+    leaf_error,
     ratio_rule,
+    resolve_class_labels,
+    resolve_feature_names,
 )
 from .tree import mask_to_categories
 
@@ -178,13 +178,13 @@ def _node_stats(estimator, data, node):
         if rows.size == 0:
             return 0, 0.0
         return rows.size, float(np.mean((data.values[rows] - tree.value[node, 0]) ** 2))
-    return int(tree.n_node_samples[node]), _leaf_error(estimator, tree, node)
+    return int(tree.n_node_samples[node]), leaf_error(estimator, tree, node)
 
 
 def _stats_text(estimator, n, error):
     name = "L" if getattr(estimator, "classes_", None) is not None else "MSE"
     # counts are shown whole (rounding 1234 errors to 1230 would misreport them)
-    shown = str(int(error)) if float(error).is_integer() else _number(error, 3)
+    shown = str(int(error)) if float(error).is_integer() else format_number(error, 3)
     return f"|R| = {n}   {name} = {shown}"
 
 
@@ -403,7 +403,7 @@ def _box(view, data):
 
 # --------------------------------------------------------------------------- drawing
 def _category_label(value):
-    return str(int(value)) if float(value).is_integer() else _number(value, 4)
+    return str(int(value)) if float(value).is_integer() else format_number(value, 4)
 
 
 def _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names):
@@ -663,6 +663,275 @@ def _layout(children, depth, widths, heights, columns):
 
 
 # --------------------------------------------------------------------------- plot_tree
+def _check_layout_options(columns, max_depth):
+    if columns != "auto" and not (isinstance(columns, (int, np.integer)) and columns >= 1):
+        raise ValueError(f"columns must be 'auto' or an integer >= 1, got {columns!r}")
+    if max_depth is not None and not (isinstance(max_depth, (int, np.integer))
+                                      and max_depth >= 0):
+        raise ValueError(f"max_depth must be None or an integer >= 0, got {max_depth!r}")
+
+
+def _colour_scales(labels, data, fallback_values=None):
+    """How samples and leaves are coloured.
+
+    Returns
+    -------
+    colours : list or None
+        One colour per class (classifier).
+    cmap : matplotlib Colormap
+        The colour map of target values.
+    norm : matplotlib Normalize or None
+        The range of target values coloured: that of the labels drawn (a
+        regressor's ``y``), else that of ``fallback_values``, else None.
+    """
+    from matplotlib.colors import Normalize
+
+    colours = _class_colours(len(labels)) if labels is not None else None
+    cmap = _pyplot().get_cmap("viridis")
+    values = data.values if data.values is not None else fallback_values
+    norm = None if values is None else Normalize(float(values.min()), float(values.max()))
+    return colours, cmap, norm
+
+
+class _TreePicture:
+    """The steps of :func:`plot_tree`, in the shape of scikit-learn's ``_MPLTreeExporter``.
+
+    :meth:`node_boxes` decides what every drawn node shows and measures it,
+    :meth:`layout` places the nodes, and :meth:`draw` draws the canvas, then the
+    edges (:meth:`draw_edges`), every node (:meth:`draw_node`) and the class
+    legend or colour bar (:meth:`draw_legend`). One unit of the canvas is one inch.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+    data : _Data
+        The samples drawn, if any.
+    names : list of str
+        Feature names.
+    labels : list or None
+        Class names (classifier).
+    max_depth, second, decimals, max_points, fontsize, target_name
+        As the arguments of :func:`plot_tree` (``second`` checked).
+    rng : numpy Generator
+        Draws point subsets and strip-plot jitter, node by node in drawing order.
+    """
+
+    def __init__(self, estimator, data, names, labels, *, max_depth, second, decimals,
+                 max_points, fontsize, target_name, rng):
+        self.estimator, self.tree, self.data = estimator, estimator.tree_, data
+        self.names, self.second, self.decimals = names, second, decimals
+        self.max_points, self.fontsize, self.target_name, self.rng = (
+            max_points, fontsize, target_name, rng)
+        self.classifier = labels is not None
+        self.label_text = None if labels is None else [str(c) for c in labels]
+        self.limit = np.iinfo(np.int64).max if max_depth is None else int(max_depth)
+        self.pad = _BOX_PAD * fontsize / 72.0  # text box padding, in inches
+        # without y a regressor's leaves still get colours: those of their values
+        leaf_values = None if self.classifier else self.tree.value[self.tree.is_leaf, 0]
+        self.colours, self.cmap, self.norm = _colour_scales(labels, data, leaf_values)
+
+    # ---- node boxes
+    def node_boxes(self):
+        """What every drawn node shows, and its size.
+
+        Sets ``order`` (tree ids of the drawn nodes, nodes down to one level below
+        ``max_depth``), and per drawn node ``kinds`` ("plot": a decision node with
+        its scatter plot, "text": a decision node without data, "leaf", or "more":
+        a subtree cut at ``max_depth``), ``texts`` (its lines), ``widths`` and
+        ``heights`` (inches), ``children`` (positions in ``order`` of its two
+        children, or None) and ``depth``.
+        """
+        tree = self.tree
+        depth = tree.node_depth
+        self.order = [n for n in range(tree.node_count) if depth[n] <= self.limit + 1]
+        position = {n: i for i, n in enumerate(self.order)}
+        measure = _text_measurer(self.fontsize)
+        self.kinds, self.texts, widths, heights, self.children = [], [], [], [], []
+        for node in self.order:
+            kind, lines = self._node_text(node, depth[node])
+            width, height = self._box_size(kind, lines, measure)
+            self.kinds.append(kind)
+            self.texts.append(lines)
+            widths.append(width)
+            heights.append(height)
+            kids = None
+            if kind in ("plot", "text"):
+                kids = (position[tree.children_left[node]], position[tree.children_right[node]])
+            self.children.append(kids)
+        self.widths = np.asarray(widths)
+        self.heights = np.asarray(heights)
+        self.depth = depth[self.order]
+
+    def _node_text(self, node, depth):
+        """``(kind, lines)`` of one node (see :meth:`node_boxes`)."""
+        tree = self.tree
+        n, err = _node_stats(self.estimator, self.data, node)
+        stats = _stats_text(self.estimator, n, err)
+        if tree.children_left[node] == TREE_LEAF:
+            value = tree.value[node]
+            if self.classifier:
+                what = f"class: {self.label_text[int(np.argmax(value))]}"
+            else:
+                what = f"value: {format_number(value[0], self.decimals)}"
+            return "leaf", [f"#{node}", what, stats]
+        if depth > self.limit:
+            n_below = _count_subtree(tree, node) - 1
+            return "more", [f"#{node}  ... {n_below} more nodes", stats]
+        rule = _pretty(format_rule(tree.features[node], tree.weights[node],
+                                   tree.threshold[node], self.names, self.decimals,
+                                   category_mask=tree.category_mask[node]))
+        if self.data.has_data:
+            char_w = self.fontsize * 0.55 / 72.0  # inches per character, to wrap rules
+            width_chars = int((_DEC_WIDTH - 0.1) / char_w)
+            return "plot", [f"#{node}   {stats}"] + _wrap(rule, width_chars)
+        return "text", [f"#{node}"] + _wrap(rule, 40) + [stats]
+
+    def _box_size(self, kind, lines, measure):
+        """Width and height in inches of a node drawn with ``lines``."""
+        if kind == "plot":
+            # the title line over the plot, the rule below it
+            w, h = measure(_escape("\n".join(lines[1:])), _RULE_SPACING, "normal")
+            return max(_DEC_WIDTH, w + 0.1), _TITLE_H + _PLOT_SIDE + _XLABEL_H + h
+        w, h = measure(_escape("\n".join(lines)), _BOX_SPACING,
+                       "bold" if kind == "text" else "normal")
+        return w + 2 * self.pad + 0.04, h + 2 * self.pad + 0.02
+
+    # ---- layout
+    def layout(self, columns):
+        """Sets ``x`` (centres), ``y`` (tops), ``band`` (column) of every drawn node and
+        the ``width`` and ``height`` of the picture (see :func:`_layout`)."""
+        self.x, self.y, self.band, self.width, self.height = _layout(
+            self.children, self.depth, self.widths, self.heights, columns)
+
+    # ---- drawing
+    def draw(self, ax=None, columns="auto"):
+        """Measure, lay out and draw the tree on ``ax`` (a new figure if None); returns ax."""
+        self.node_boxes()
+        self.layout(columns)
+        ax = self._canvas(ax)
+        self.draw_edges(ax)
+        for i in range(len(self.order)):
+            self.draw_node(ax, i)
+        self.draw_legend(ax)
+        return ax
+
+    def _canvas(self, ax):
+        """``ax`` (or a new figure sized to the picture) with limits in inches, axis off."""
+        legend = (self.classifier and self.data.has_data) or not self.classifier
+        # a wrapped tree without a legend still needs room for its first "from #id" label
+        header = _HEADER if legend else (0.3 if self.band.max() > 0 else 0.0)
+        x_lo, x_hi = -_MARGIN, self.width + _MARGIN
+        y_lo, y_hi = -self.height - _MARGIN, header + _MARGIN
+        if ax is None:
+            fig = _pyplot().figure(figsize=(x_hi - x_lo, y_hi - y_lo))
+            ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+        ax.set_xlim(x_lo, x_hi)
+        ax.set_ylim(y_lo, y_hi)
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+        return ax
+
+    def draw_edges(self, ax):
+        """Every parent-child edge, labelled "yes" (left child) or "no" (right child)."""
+        for i, kids in enumerate(self.children):
+            if kids is None:
+                continue
+            for kid, answer in zip(kids, ("yes", "no")):
+                if self.band[kid] == self.band[i]:
+                    self._draw_edge(ax, i, kid, answer)
+                else:
+                    self._draw_stubs(ax, i, kid, answer)
+
+    def _draw_edge(self, ax, parent, kid, answer):
+        fontsize = self.fontsize
+        x0, y0 = self.x[parent], self.y[parent] - self.heights[parent] - 0.03
+        x1, y1 = self.x[kid], self.y[kid] + 0.03
+        ax.plot([x0, x1], [y0, y1], color="0.45", lw=0.9, zorder=1)
+        ax.text(x0 + 0.4 * (x1 - x0), y0 + 0.4 * (y1 - y0), answer,
+                fontsize=fontsize, ha="center", va="center", zorder=2,
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
+
+    def _draw_stubs(self, ax, parent, kid, answer):
+        """An edge into the next column: a labelled stub at both ends."""
+        fontsize = self.fontsize
+        x, bottom = self.x[parent], self.y[parent] - self.heights[parent]
+        dx = -0.3 if answer == "yes" else 0.3
+        ax.annotate("", xy=(x + dx, bottom - 0.3), xytext=(x, bottom),
+                    arrowprops={"arrowstyle": "->", "color": "0.45", "lw": 0.9})
+        ax.text(x + dx, bottom - 0.32, f"{answer} → #{self.order[kid]}",
+                fontsize=fontsize, ha="right" if answer == "yes" else "left",
+                va="top", color="0.2")
+        ax.text(self.x[kid], self.y[kid] + 0.04, f"from #{self.order[parent]} ({answer}) ↓",
+                fontsize=fontsize, ha="center", va="bottom", color="0.2")
+
+    def draw_node(self, ax, i):
+        """The ``i``-th drawn node: its scatter plot with title and rule, or a text box."""
+        if self.kinds[i] == "plot":
+            self._draw_plot_node(ax, i)
+        else:
+            self._draw_text_node(ax, i)
+
+    def _draw_plot_node(self, ax, i):
+        node, x, y, fontsize = self.order[i], self.x[i], self.y[i], self.fontsize
+        lines = [_escape(s) for s in self.texts[i]]
+        ax.text(x, y, lines[0], fontsize=fontsize, ha="center", va="top", fontweight="bold")
+        bounds = [x - _PLOT_SIDE / 2 + _PLOT_SHIFT, y - _TITLE_H - _PLOT_SIDE,
+                  _PLOT_SIDE, _PLOT_SIDE]
+        inset = ax.inset_axes(bounds, transform=ax.transData)
+        inset.set_label(f"node {node}")
+        view = _make_view(self.estimator, self.data, node, self.names, self.second, self.rng,
+                          self.decimals, self.target_name)
+        _draw_scatter(inset, view, self.data, self.colours, self.norm, self.cmap,
+                      _marker_size(view.u.size), fontsize - 0.5, self.label_text,
+                      self.max_points, self.rng)
+        ax.text(x, y - _TITLE_H - _PLOT_SIDE - _XLABEL_H, "\n".join(lines[1:]),
+                fontsize=fontsize, ha="center", va="top", linespacing=_RULE_SPACING)
+
+    def _draw_text_node(self, ax, i):
+        kind = self.kinds[i]
+        face, edge = self._box_colours(i)
+        ax.text(self.x[i], self.y[i] - self.pad - 0.01,
+                "\n".join(_escape(s) for s in self.texts[i]), fontsize=self.fontsize,
+                ha="center", va="top", linespacing=_BOX_SPACING, zorder=3,
+                fontweight="bold" if kind == "text" else "normal",
+                bbox={"boxstyle": f"round,pad={_BOX_PAD}", "fc": face, "ec": edge, "lw": 1.0})
+
+    def _box_colours(self, i):
+        """Face and edge colour of a text box: a leaf takes its class's or value's colour."""
+        kind = self.kinds[i]
+        if kind == "more":
+            return "0.94", "0.4"
+        if kind != "leaf":
+            return "white", "0.4"
+        value = self.tree.value[self.order[i]]
+        if self.classifier:
+            base = self.colours[int(np.argmax(value))]
+            return tuple(1 - 0.25 * (1 - c) for c in base[:3]), base
+        return tuple(1 - 0.35 * (1 - c) for c in self.cmap(self.norm(value[0]))[:3]), "0.4"
+
+    def draw_legend(self, ax):
+        """The class legend (classifier with data) or the colour bar (regressor), on top."""
+        fontsize = self.fontsize
+        if self.classifier and self.data.has_data:
+            from matplotlib.lines import Line2D
+
+            handles = [Line2D([], [], marker="o", ls="", color=c, markersize=6)
+                       for c in self.colours]
+            ax.legend(handles, [_escape(c) for c in self.label_text], loc="upper left",
+                      bbox_to_anchor=(0.0, _HEADER), bbox_transform=ax.transData,
+                      ncol=min(len(handles), 8), fontsize=fontsize + 0.5, frameon=False,
+                      handletextpad=0.2, columnspacing=1.0, borderaxespad=0.0)
+        elif not self.classifier and self.norm is not None:
+            from matplotlib.cm import ScalarMappable
+
+            cax = ax.inset_axes([0.05, _HEADER - 0.2, min(2.4, self.width * 0.5), 0.1],
+                                transform=ax.transData)
+            bar = ax.figure.colorbar(ScalarMappable(norm=self.norm, cmap=self.cmap), cax=cax,
+                                     orientation="horizontal")
+            bar.ax.tick_params(labelsize=fontsize - 1, length=2, pad=1)
+            cax.set_title(_escape(self.target_name), fontsize=fontsize, pad=2, loc="left")
+
+
 def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, ax=None, *,
               max_depth=None, second_feature="best", columns="auto", decimals=3,
               max_points=1000, fontsize=7.5, target_name="target", random_state=0):
@@ -723,175 +992,16 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
     figures of Kairgeldin & Carreira-Perpinan.
     """
     check_is_fitted(estimator, "tree_")
-    plt = _pyplot()
-    from matplotlib.colors import Normalize
-    from matplotlib.lines import Line2D
-
-    tree = estimator.tree_
-    names = _names(estimator, feature_names)
-    labels = _class_labels(estimator, class_names)
-    label_text = None if labels is None else [str(c) for c in labels]
+    _pyplot()  # without matplotlib, say so before anything else
+    names = resolve_feature_names(estimator, feature_names)
+    labels = resolve_class_labels(estimator, class_names)
     second = _check_second_feature(second_feature, names)
-    if columns != "auto" and not (isinstance(columns, (int, np.integer)) and columns >= 1):
-        raise ValueError(f"columns must be 'auto' or an integer >= 1, got {columns!r}")
-    if max_depth is not None and not (isinstance(max_depth, (int, np.integer))
-                                      and max_depth >= 0):
-        raise ValueError(f"max_depth must be None or an integer >= 0, got {max_depth!r}")
-    data = _Data(estimator, X, y)
-    rng = np.random.default_rng(random_state)
-    classifier = labels is not None
-    colours = _class_colours(len(labels)) if classifier else None
-    cmap = plt.get_cmap("viridis")
-    norm = None
-    if data.values is not None:
-        norm = Normalize(float(data.values.min()), float(data.values.max()))
-    elif not classifier:
-        leaf_values = tree.value[tree.is_leaf, 0]
-        norm = Normalize(float(leaf_values.min()), float(leaf_values.max()))
-
-    # ---- which nodes, and what each one is
-    depth_all = tree.node_depth
-    limit = np.iinfo(np.int64).max if max_depth is None else int(max_depth)
-    order = [n for n in range(tree.node_count) if depth_all[n] <= limit + 1]
-    new_id = {n: i for i, n in enumerate(order)}
-    kinds, texts, widths, heights, children = [], [], [], [], []
-    char_w = fontsize * 0.55 / 72.0  # inches per character, to wrap rules
-    measure = _text_measurer(fontsize)
-    pad = _BOX_PAD * fontsize / 72.0
-    for node in order:
-        leaf = tree.children_left[node] == TREE_LEAF
-        n, err = _node_stats(estimator, data, node)
-        stats = _stats_text(estimator, n, err)
-        if depth_all[node] == limit + 1 and not leaf:
-            n_below = _count_subtree(tree, node) - 1
-            lines = [f"#{node}  ... {n_below} more nodes", stats]
-            kinds.append("more")
-        elif leaf:
-            value = tree.value[node]
-            if classifier:
-                what = f"class: {label_text[int(np.argmax(value))]}"
-            else:
-                what = f"value: {_number(value[0], decimals)}"
-            lines = [f"#{node}", what, stats]
-            kinds.append("leaf")
-        else:
-            rule = _pretty(format_rule(tree.features[node], tree.weights[node],
-                                       tree.threshold[node], names, decimals,
-                                       category_mask=tree.category_mask[node]))
-            if data.has_data:
-                width_chars = int((_DEC_WIDTH - 0.1) / char_w)
-                lines = [f"#{node}   {stats}"] + _wrap(rule, width_chars)
-                kinds.append("plot")
-            else:
-                lines = [f"#{node}"] + _wrap(rule, 40) + [stats]
-                kinds.append("text")
-        texts.append(lines)
-        if kinds[-1] == "plot":
-            w, h = measure(_escape("\n".join(lines[1:])), _RULE_SPACING, "normal")
-            widths.append(max(_DEC_WIDTH, w + 0.1))
-            heights.append(_TITLE_H + _PLOT_SIDE + _XLABEL_H + h)
-        else:
-            w, h = measure(_escape("\n".join(lines)), _BOX_SPACING,
-                           "bold" if kinds[-1] == "text" else "normal")
-            widths.append(w + 2 * pad + 0.04)
-            heights.append(h + 2 * pad + 0.02)
-        kids = None
-        if not leaf and depth_all[node] <= limit:
-            kids = (new_id[tree.children_left[node]], new_id[tree.children_right[node]])
-        children.append(kids)
-    widths = np.asarray(widths)
-    heights = np.asarray(heights)
-    depth = depth_all[order]
-    xs, ys, band, width, height = _layout(children, depth, widths, heights, columns)
-
-    # ---- the canvas: one data unit is one inch
-    x_lo, x_hi = -_MARGIN, width + _MARGIN
-    legend = (classifier and data.has_data) or not classifier
-    header = _HEADER if legend else (0.3 if band.max() > 0 else 0.0)
-    y_lo, y_hi = -height - _MARGIN, header + _MARGIN
-    if ax is None:
-        fig = plt.figure(figsize=(x_hi - x_lo, y_hi - y_lo))
-        ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
-    ax.set_xlim(x_lo, x_hi)
-    ax.set_ylim(y_lo, y_hi)
-    ax.set_aspect("equal")
-    ax.set_axis_off()
-
-    # ---- edges
-    bottoms = ys - heights
-    for i, kids in enumerate(children):
-        if kids is None:
-            continue
-        for kid, answer in zip(kids, ("yes", "no")):
-            if band[kid] == band[i]:
-                x0, y0, x1, y1 = xs[i], bottoms[i] - 0.03, xs[kid], ys[kid] + 0.03
-                ax.plot([x0, x1], [y0, y1], color="0.45", lw=0.9, zorder=1)
-                ax.text(x0 + 0.4 * (x1 - x0), y0 + 0.4 * (y1 - y0), answer,
-                        fontsize=fontsize, ha="center", va="center", zorder=2,
-                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
-            else:
-                # the child starts the next column: a labelled stub at both ends
-                dx = -0.3 if answer == "yes" else 0.3
-                ax.annotate("", xy=(xs[i] + dx, bottoms[i] - 0.3), xytext=(xs[i], bottoms[i]),
-                            arrowprops={"arrowstyle": "->", "color": "0.45", "lw": 0.9})
-                ax.text(xs[i] + dx, bottoms[i] - 0.32, f"{answer} → #{order[kid]}",
-                        fontsize=fontsize, ha="right" if answer == "yes" else "left",
-                        va="top", color="0.2")
-                ax.text(xs[kid], ys[kid] + 0.04, f"from #{order[i]} ({answer}) ↓",
-                        fontsize=fontsize, ha="center", va="bottom", color="0.2")
-
-    # ---- nodes
-    for i, node in enumerate(order):
-        lines = [_escape(s) for s in texts[i]]
-        kind = kinds[i]
-        if kind == "plot":
-            ax.text(xs[i], ys[i], lines[0], fontsize=fontsize, ha="center", va="top",
-                    fontweight="bold")
-            bounds = [xs[i] - _PLOT_SIDE / 2 + _PLOT_SHIFT, ys[i] - _TITLE_H - _PLOT_SIDE,
-                      _PLOT_SIDE, _PLOT_SIDE]
-            inset = ax.inset_axes(bounds, transform=ax.transData)
-            inset.set_label(f"node {node}")
-            view = _make_view(estimator, data, node, names, second, rng, decimals,
-                              target_name)
-            _draw_scatter(inset, view, data, colours, norm, cmap,
-                          _marker_size(view.u.size), fontsize - 0.5, label_text,
-                          max_points, rng)
-            ax.text(xs[i], ys[i] - _TITLE_H - _PLOT_SIDE - _XLABEL_H, "\n".join(lines[1:]),
-                    fontsize=fontsize, ha="center", va="top", linespacing=_RULE_SPACING)
-            continue
-        face, edge = "white", "0.4"
-        if kind == "leaf":
-            value = tree.value[node]
-            if classifier:
-                base = colours[int(np.argmax(value))]
-                face = tuple(1 - 0.25 * (1 - c) for c in base[:3])
-                edge = base
-            else:
-                face = tuple(1 - 0.35 * (1 - c) for c in cmap(norm(value[0]))[:3])
-        elif kind == "more":
-            face = "0.94"
-        ax.text(xs[i], ys[i] - pad - 0.01, "\n".join(lines), fontsize=fontsize, ha="center",
-                va="top", linespacing=_BOX_SPACING, zorder=3,
-                fontweight="bold" if kind == "text" else "normal",
-                bbox={"boxstyle": f"round,pad={_BOX_PAD}", "fc": face, "ec": edge, "lw": 1.0})
-
-    # ---- legend or colour bar in the header
-    if classifier and data.has_data:
-        handles = [Line2D([], [], marker="o", ls="", color=c, markersize=6) for c in colours]
-        ax.legend(handles, [_escape(c) for c in label_text], loc="upper left",
-                  bbox_to_anchor=(0.0, _HEADER), bbox_transform=ax.transData,
-                  ncol=min(len(handles), 8), fontsize=fontsize + 0.5, frameon=False,
-                  handletextpad=0.2, columnspacing=1.0, borderaxespad=0.0)
-    elif not classifier and norm is not None:
-        from matplotlib.cm import ScalarMappable
-
-        cax = ax.inset_axes([0.05, _HEADER - 0.2, min(2.4, width * 0.5), 0.1],
-                            transform=ax.transData)
-        bar = ax.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=cax,
-                                 orientation="horizontal")
-        bar.ax.tick_params(labelsize=fontsize - 1, length=2, pad=1)
-        cax.set_title(_escape(target_name), fontsize=fontsize, pad=2, loc="left")
-    return ax
+    _check_layout_options(columns, max_depth)
+    picture = _TreePicture(estimator, _Data(estimator, X, y), names, labels,
+                           max_depth=max_depth, second=second, decimals=decimals,
+                           max_points=max_points, fontsize=fontsize, target_name=target_name,
+                           rng=np.random.default_rng(random_state))
+    return picture.draw(ax, columns)
 
 
 def _text_measurer(fontsize):
@@ -923,6 +1033,33 @@ def _count_subtree(tree, node):
 
 
 # --------------------------------------------------------------------------- plot_split
+def _label_sides(ax, estimator, data, view, node_id, fontsize):
+    """The child, count and error of each side of a node's test, written inside its region.
+
+    For a categorical node the two sides are sets of bars, not regions: their
+    labels go in the headroom above the bars, "yes" (the shaded set) at the left.
+    """
+    tree = estimator.tree_
+    left, right = tree.children_left[node_id], tree.children_right[node_id]
+    box = (*ax.get_xlim(), *ax.get_ylim())
+    rect = [(box[0], box[2]), (box[1], box[2]), (box[1], box[3]), (box[0], box[3])]
+    for child, keep_le, answer in ((left, True, "yes"), (right, False, "no")):
+        if isinstance(view, _CategoryView):
+            x, y = (0.02 if keep_le else 0.98), 0.97
+            where = {"transform": ax.transAxes, "va": "top",
+                     "ha": "left" if keep_le else "right"}
+        else:
+            poly = _clip_half_plane(rect, view.a, view.b, view.t, keep_le)
+            if len(poly) < 3:
+                continue
+            x, y = np.mean(poly, axis=0)
+            where = {"ha": "center", "va": "center"}
+        n, err = _node_stats(estimator, data, child)
+        ax.text(x, y, _escape(f"{answer} → #{child}\n{_stats_text(estimator, n, err)}"),
+                fontsize=fontsize - 1, zorder=5, **where,
+                bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": "0.6", "alpha": 0.85})
+
+
 def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=None, ax=None,
                *, second_feature="best", decimals=4, max_points=5000, fontsize=10,
                target_name="target", random_state=0):
@@ -959,7 +1096,6 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
     """
     check_is_fitted(estimator, "tree_")
     plt = _pyplot()
-    from matplotlib.colors import Normalize
     from matplotlib.lines import Line2D
 
     tree = estimator.tree_
@@ -974,17 +1110,13 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
                          f"{decision[:20]}{' ...' if len(decision) > 20 else ''}")
     if X is None:
         raise ValueError("plot_split needs the samples X")
-    names = _names(estimator, feature_names)
-    labels = _class_labels(estimator, class_names)
+    names = resolve_feature_names(estimator, feature_names)
+    labels = resolve_class_labels(estimator, class_names)
     label_text = None if labels is None else [str(c) for c in labels]
     second = _check_second_feature(second_feature, names)
     data = _Data(estimator, X, y)
     rng = np.random.default_rng(random_state)
-    colours = _class_colours(len(labels)) if labels is not None else None
-    cmap = plt.get_cmap("viridis")
-    norm = None
-    if data.values is not None:
-        norm = Normalize(float(data.values.min()), float(data.values.max()))
+    colours, cmap, norm = _colour_scales(labels, data)
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 5.6), layout="constrained")
     view = _make_view(estimator, data, node_id, names, second, rng, decimals, target_name)
@@ -995,36 +1127,13 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
                        names, decimals, category_mask=tree.category_mask[node_id])
     ratio = ratio_rule(tree.features[node_id], tree.weights[node_id],
                        float(tree.threshold[node_id]), "<=", names,
-                       _feature_signs(data.X, tree.n_features), decimals)
+                       feature_signs(data.X, tree.n_features), decimals)
     title = f"node #{node_id}: {_pretty(rule)}"
     if ratio is not None:
         title += f"\n(that is, {_pretty(ratio)})"
     ax.set_title(_escape(title), fontsize=fontsize + 1)
 
-    # the count and error of each side, written inside its region
-    left, right = tree.children_left[node_id], tree.children_right[node_id]
-    box = (*ax.get_xlim(), *ax.get_ylim())
-    rect = [(box[0], box[2]), (box[1], box[2]), (box[1], box[3]), (box[0], box[3])]
-    for child, keep_le, answer in ((left, True, "yes"), (right, False, "no")):
-        if isinstance(view, _CategoryView):
-            # the two sides are sets of bars, not regions: their counts go in the
-            # headroom above the bars, "yes" (the shaded set) at the left
-            n, err = _node_stats(estimator, data, child)
-            ax.text(0.02 if keep_le else 0.98, 0.97,
-                    _escape(f"{answer} → #{child}\n{_stats_text(estimator, n, err)}"),
-                    transform=ax.transAxes, fontsize=fontsize - 1, va="top",
-                    ha="left" if keep_le else "right", zorder=5,
-                    bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": "0.6",
-                          "alpha": 0.85})
-            continue
-        poly = _clip_half_plane(rect, view.a, view.b, view.t, keep_le)
-        if len(poly) < 3:
-            continue
-        n, err = _node_stats(estimator, data, child)
-        cx, cy = np.mean(poly, axis=0)
-        ax.text(cx, cy, _escape(f"{answer} → #{child}\n{_stats_text(estimator, n, err)}"),
-                fontsize=fontsize - 1, ha="center", va="center", zorder=5,
-                bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": "0.6", "alpha": 0.85})
+    _label_sides(ax, estimator, data, view, node_id, fontsize)
     if labels is not None and data.codes is not None:
         counts = np.bincount(data.codes[view.rows], minlength=len(labels))
         handles = [Line2D([], [], marker="o", ls="", color=c, markersize=7) for c in colours]

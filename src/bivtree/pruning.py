@@ -29,12 +29,11 @@ trees agree with scikit-learn bit for bit, ties and rounding included:
   does, so splits with zero impurity decrease survive at alpha 0.
 """
 
-import numbers
-
 import numpy as np
 from sklearn.utils import Bunch
 
 from ._config import DTYPE, ITYPE, TREE_LEAF
+from ._validation import Interval, Real, check_params
 from .tree import subtree
 
 __all__ = ["cost_complexity_pruning_path", "prune_tree"]
@@ -43,17 +42,14 @@ __all__ = ["cost_complexity_pruning_path", "prune_tree"]
 _NO_PARENT = -1
 
 
+#: what :func:`prune_tree` accepts as ``ccp_alpha``.
+_PRUNE_CONSTRAINTS = {"ccp_alpha": [Interval(Real, 0.0, None, closed="left")]}
+
+
 def _check_ccp_alpha(ccp_alpha):
     """Return ``ccp_alpha`` as a float, or raise ValueError if it is unusable."""
-    # One exception type for every bad value keeps callers simple; sklearn's
-    # InvalidParameterError is a ValueError too.
-    if isinstance(ccp_alpha, (bool, np.bool_)) or not isinstance(ccp_alpha, numbers.Real):
-        raise ValueError(  # noqa: TRY004
-            f"ccp_alpha must be a non-negative finite real number, got {ccp_alpha!r}")
-    value = float(ccp_alpha)
-    if not np.isfinite(value) or value < 0.0:
-        raise ValueError(f"ccp_alpha must be a non-negative finite real number, got {value!r}")
-    return value
+    check_params("prune_tree", {"ccp_alpha": ccp_alpha}, _PRUNE_CONSTRAINTS)
+    return float(ccp_alpha)
 
 
 def _weakest_link_pruning(tree, ccp_alpha=None):

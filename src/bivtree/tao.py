@@ -48,11 +48,16 @@ next *significant* lambda of the regularization path (section 4.1.3,
 import hashlib
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from ._config import DTYPE, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.tao import (
+    CareSets,
+    ItemResults,
+    SearchSpace,
+    WorkItems,
     child_losses,
     node_paths,
     rule_errors,
@@ -255,6 +260,76 @@ def _objective(state, data, lam, feature_cost):
     return (loss + lam * state.penalty(feature_cost)) / data.total_weight
 
 
+class ReducedProblem(NamedTuple):
+    """One node's reduced problem: its care ``samples`` (sorted row ids), their
+    pseudolabels ``labels`` and weights ``weights``."""
+
+    samples: np.ndarray
+    labels: np.ndarray
+    weights: np.ndarray
+
+
+class Rule(NamedTuple):
+    """A decision rule ``sum_k weights[k] * x[features[k]] <= threshold``."""
+
+    features: np.ndarray
+    weights: np.ndarray
+    threshold: float
+
+
+class NodeRules(NamedTuple):
+    """The best univariate and bivariate :class:`Rule` of a reduced problem (None: no cut)."""
+
+    univariate: Rule | None
+    bivariate: Rule | None
+
+
+def care_sets(active, owner, samples, loss_left, loss_right):
+    """:class:`~bivtree._kernels.tao.CareSets` of the nodes ``active`` (sorted).
+
+    ``samples[p]`` belongs to node ``owner[p]`` (sorted by node) and costs
+    ``loss_left[p]`` / ``loss_right[p]`` down the left / right subtree.
+    """
+    care, labels, weights = pseudolabels(loss_left, loss_right)
+    care_owner = owner[care]
+    care_samples = np.ascontiguousarray(samples[care])
+    # active is sorted and owner sorted by node: offsets by counting
+    sizes = np.bincount(np.searchsorted(active, care_owner), minlength=active.size)
+    offsets = np.zeros(active.size + 1, dtype=ITYPE)
+    np.cumsum(sizes, out=offsets[1:])
+    return CareSets(care_samples, labels, weights, offsets)
+
+
+def node_problem(care, r, copy=False):
+    """The :class:`ReducedProblem` of node ``r`` of ``care`` (views, or copies)."""
+    a, b = care.offsets[r], care.offsets[r + 1]
+    problem = ReducedProblem(care.samples[a:b], care.labels[a:b], care.weights[a:b])
+    return ReducedProblem(*(x.copy() for x in problem)) if copy else problem
+
+
+def care_subset(care, nodes):
+    """The :class:`~bivtree._kernels.tao.CareSets` of ``care``'s nodes ``nodes``, in order."""
+    sizes = care.offsets[nodes + 1] - care.offsets[nodes]
+    offsets = np.zeros(nodes.size + 1, dtype=ITYPE)
+    np.cumsum(sizes, out=offsets[1:])
+    idx = np.concatenate([np.arange(care.offsets[r], care.offsets[r + 1]) for r in nodes])
+    return CareSets(care.samples[idx], care.labels[idx], care.weights[idx], offsets)
+
+
+def _candidates(state, node, rules):
+    """``(tag, Rule)`` of every option of a decision node: zero-variate (all left;
+    all right is its flipped form), its current rule, the searched ones."""
+    out = [("zero", Rule(np.full(2, NO_FEATURE, dtype=ITYPE), np.zeros(2), ALL_LEFT))]
+    if state.kind[node] in (UNIVARIATE, BIVARIATE):
+        out.append(("current", Rule(state.features[node], state.weights[node],
+                                    state.threshold[node])))
+    if rules.univariate is not None:
+        out.append(("univariate", rules.univariate))
+    if rules.bivariate is not None:
+        out.append(("bivariate", rules.bivariate))
+    return out
+
+
 def change_bound(old, new):
     """How much any rule's pseudolabel loss can differ between two reduced problems.
 
@@ -364,9 +439,9 @@ class TAOOptimizer:
         self.max_iter = int(max_iter)
         self.time_limit = time_limit
         self.verbose = verbose
-        self.features = np.arange(data.n_features, dtype=ITYPE)
-        self.pair_j, self.pair_k = candidate_pairs(self.features)
-        self.dir_a, self.dir_b = orientation_directions(int(n_orientations))
+        features = np.arange(data.n_features, dtype=ITYPE)
+        self.space = SearchSpace(features, *candidate_pairs(features),
+                                 *orientation_directions(int(n_orientations)))
         # searches do not depend on alpha: a warm-started fit on the same data
         # (a regularization path) passes the previous fit's cache
         self.cache = _SearchCache() if cache is None else cache
@@ -467,49 +542,21 @@ class TAOOptimizer:
         loss_left, loss_right = child_losses(
             data.X, s, owner, *state.arrays, data.labels, data.targets, data.sample_weight,
             state.leaf_class, state.leaf_mean, data.regression)
-        care, c_labels, c_weights = pseudolabels(loss_left, loss_right)
-        c_owner = owner[care]
-        c_samples = np.ascontiguousarray(s[care])
-        # active is sorted and owner sorted by node: offsets by counting
-        sizes = np.bincount(np.searchsorted(active, c_owner), minlength=active.size)
-        offsets = np.zeros(active.size + 1, dtype=ITYPE)
-        np.cumsum(sizes, out=offsets[1:])
-
-        # search the nodes whose reduced problem changed
-        found = {}
-        todo = []
-        for r, node in enumerate(active):
-            a, b = offsets[r], offsets[r + 1]
-            key = (c_samples[a:b], c_labels[a:b], c_weights[a:b])
-            hit = self.cache.get(node, key)
-            if hit is not None:
-                found[node] = hit
-            else:
-                todo.append(r)
-        if todo:
-            self._search(state, active, todo, offsets, c_samples, c_labels, c_weights, found)
+        care = care_sets(active, owner, s, loss_left, loss_right)
+        found = self._node_rules(active, care)
 
         # evaluate every candidate rule on the care samples, both ways round
-        rule_node, rule_f, rule_w, rule_t, tags = [], [], [], [], []
-        zero_f = np.full(2, NO_FEATURE, dtype=ITYPE)
+        rule_node, tags, rules = [], [], []
         for r, node in enumerate(active):
-            candidates = [("zero", zero_f, np.zeros(2), ALL_LEFT)]
-            uni, biv = found[node]
-            if state.kind[node] in (UNIVARIATE, BIVARIATE):
-                candidates.append(("current", state.features[node], state.weights[node],
-                                   state.threshold[node]))
-            if uni is not None:
-                candidates.append(("univariate",) + uni)
-            if biv is not None:
-                candidates.append(("bivariate",) + biv)
-            for tag, f, w, t in candidates:
+            for tag, rule in _candidates(state, node, found[node]):
                 rule_node.append(r)
-                rule_f.append(f)
-                rule_w.append(w)
-                rule_t.append(t)
                 tags.append((node, tag))
-        keep, flip = rule_errors(
-            data.X, c_samples, c_labels, c_weights, offsets, np.asarray(rule_node, dtype=ITYPE),
+                rules.append(rule)
+        rule_f = [rule.features for rule in rules]
+        rule_w = [rule.weights for rule in rules]
+        rule_t = [rule.threshold for rule in rules]
+        errors = rule_errors(
+            data.X, care, np.asarray(rule_node, dtype=ITYPE),
             np.ascontiguousarray(rule_f, dtype=ITYPE), np.ascontiguousarray(rule_w, dtype=DTYPE),
             np.asarray(rule_t, dtype=DTYPE))
 
@@ -519,102 +566,156 @@ class TAOOptimizer:
             node = tags[q][0]
             options = []
             while q < len(tags) and tags[q][0] == node:
-                options.append((tags[q][1], rule_f[q], rule_w[q], rule_t[q], keep[q], flip[q]))
+                options.append((tags[q][1], rule_f[q], rule_w[q], rule_t[q], errors.keep[q],
+                                errors.flip[q]))
                 q += 1
             records[node] = self._choose(state, node, options)
         return records
 
-    def _search(self, state, active, todo, offsets, c_samples, c_labels, c_weights, found):
-        """Best univariate and bivariate rule of each node in ``todo``.
+    def _node_rules(self, active, care):
+        """:class:`NodeRules` of every node of ``active``: cached where its reduced problem
+        did not change, searched (:meth:`_search`) where it did."""
+        found = {}
+        todo = []
+        for r, node in enumerate(active):
+            hit = self.cache.get(node, node_problem(care, r))
+            if hit is not None:
+                found[node] = hit
+            else:
+                todo.append(r)
+        if todo:
+            found.update(self._search(active, np.asarray(todo, dtype=ITYPE), care))
+        return found
+
+    def _search(self, active, todo, care):
+        """Best univariate and bivariate rule (:class:`NodeRules`) of the nodes
+        ``active[todo]``, whose reduced problems are in ``care``.
 
         Nodes searched before are searched incrementally (:class:`_SearchCache`):
         first the best old item of each group (univariate, bivariate), whose new
         loss ``U`` bounds the group's optimum, then every item whose old loss
         minus the change bound is at most ``U``. The others cannot reach ``U``,
         so the winner (the first largest proxy) is the one a full search finds.
+
+        Returns
+        -------
+        dict of node -> NodeRules
         """
-        todo = np.asarray(todo, dtype=ITYPE)
-        sizes = offsets[todo + 1] - offsets[todo]
-        sub_offsets = np.zeros(todo.size + 1, dtype=ITYPE)
-        np.cumsum(sizes, out=sub_offsets[1:])
-        idx = np.concatenate([np.arange(offsets[r], offsets[r + 1]) for r in todo])
-        s, lab, wt = c_samples[idx], c_labels[idx], c_weights[idx]
-        exact = sizes <= self.exact_max_samples
-        n_feat = self.features.size
-        per_node = n_feat + self.pair_j.size
-        groups = [g for g in (np.arange(n_feat), np.arange(n_feat, per_node)) if g.size]
-        keys = []
-        lower = {}  # m -> lower bounds of the new losses of node m's items
-        for m, r in enumerate(todo):
-            a, b = offsets[r], offsets[r + 1]
-            keys.append((c_samples[a:b].copy(), c_labels[a:b].copy(), c_weights[a:b].copy()))
-            entry = self.cache.entries.get(active[r]) if self.incremental else None
-            if entry is not None:
-                delta = change_bound(entry.key, keys[-1])
-                # an item with no cut before has no bound
-                lower[m] = np.where(np.isfinite(entry.bounds), entry.bounds - delta, -np.inf)
+        todo_care = care_subset(care, todo)
+        exact = np.diff(todo_care.offsets) <= self.exact_max_samples
+        problems = [node_problem(care, r, copy=True) for r in todo]
+        # m -> lower bounds of the new losses of node active[todo[m]]'s items
+        lower = self._lower_bounds(active[todo], problems)
         # pass 1: every item of new nodes, the best old item of each group of the others
-        nodes1, items1 = [], []
-        for m in range(todo.size):
-            if m in lower:
-                for g in groups:
-                    nodes1.append(m)
-                    items1.append(g[int(np.argmax(-lower[m][g]))])  # first least bound
-            else:
-                nodes1.extend([m] * per_node)
-                items1.extend(range(per_node))
-        results = self._run_items(s, lab, wt, sub_offsets, exact, nodes1, items1)
-        # pass 2: the items of searched-before nodes that can still win
-        evaluated = {m: {} for m in range(todo.size)}
-        for q, (m, t) in enumerate(zip(nodes1, items1)):
+        first_pass = self._first_pass(todo.size, lower)
+        results = self._run_items(todo_care, exact, first_pass)
+        evaluated = {m: {} for m in range(todo.size)}  # m -> {item: row of the results}
+        for q, (m, t) in enumerate(zip(*first_pass)):
             evaluated[m][t] = q
-        nodes2, items2 = [], []
-        for m, low in lower.items():
-            slack = 1e-9 * max(1.0, float(wt[sub_offsets[m]:sub_offsets[m + 1]].sum()))
-            for g in groups:
-                upper = min(results[1][evaluated[m][t]] for t in g if t in evaluated[m])
-                for t in g[low[g] <= upper + slack]:
-                    if t not in evaluated[m]:
-                        nodes2.append(m)
-                        items2.append(int(t))
-        results2 = self._run_items(s, lab, wt, sub_offsets, exact, nodes2, items2)
-        offset2 = len(nodes1)
-        for q, (m, t) in enumerate(zip(nodes2, items2)):
-            evaluated[m][t] = offset2 + q
-        proxy, loss, first, second, w_second, thresholds = (
-            np.concatenate([a, b]) for a, b in zip(results, results2))
+        # pass 2: the items of searched-before nodes that can still win
+        second_pass = self._second_pass(todo_care, lower, results, evaluated)
+        results2 = self._run_items(todo_care, exact, second_pass)
+        for q, (m, t) in enumerate(zip(*second_pass)):
+            evaluated[m][t] = len(first_pass.node) + q
+        results = ItemResults(*(np.concatenate(pair) for pair in zip(results, results2)))
+        found = {}
         for m, r in enumerate(todo):
             node = active[r]
-            bounds = lower.get(m, np.full(per_node, np.inf)).copy()
             ev = evaluated[m]
             items = np.fromiter(ev.keys(), dtype=ITYPE, count=len(ev))
             where = np.fromiter(ev.values(), dtype=ITYPE, count=len(ev))
-            bounds[items] = loss[where]
+            bounds = lower.get(m, np.full(self.items_per_node, np.inf)).copy()
+            bounds[items] = results.loss[where]
             order = np.argsort(items)
-            items, where = items[order], where[order]
-            best = []
-            for g_lo, g_hi in ((0, n_feat), (n_feat, per_node)):
-                sel = (items >= g_lo) & (items < g_hi)
-                if not sel.any():
-                    best.append(None)
-                    continue
-                q = where[sel][int(np.argmax(proxy[where[sel]]))]  # first max: lowest item
-                if not np.isfinite(proxy[q]):
-                    best.append(None)
-                elif second[q] < 0:
-                    best.append((np.array([first[q], NO_FEATURE], dtype=ITYPE),
-                                 np.array([1.0, 0.0]), float(thresholds[q])))
-                else:
-                    best.append((np.array([first[q], second[q]], dtype=ITYPE),
-                                 np.array([1.0, w_second[q]]), float(thresholds[q])))
-            self.cache.put(node, keys[m], tuple(best), bounds)
-            found[node] = tuple(best)
+            rules = self._best_rules(results, items[order], where[order])
+            self.cache.put(node, problems[m], rules, bounds)
+            found[node] = rules
+        return found
 
-    def _run_items(self, s, lab, wt, sub_offsets, exact, nodes, items):
-        data = self.data
-        return search_items(data.X, s, lab, wt, sub_offsets, exact, self.features, self.pair_j,
-                            self.pair_k, self.dir_a, self.dir_b,
-                            np.asarray(nodes, dtype=ITYPE), np.asarray(items, dtype=ITYPE))
+    @property
+    def items_per_node(self):
+        """Items of one node: its univariate features, then its pairs."""
+        return self.space.features.size + self.space.pair_j.size
+
+    def _item_groups(self):
+        """The item numbers of the univariate and of the bivariate group (non-empty ones)."""
+        n_feat = self.space.features.size
+        return [g for g in (np.arange(n_feat), np.arange(n_feat, self.items_per_node))
+                if g.size]
+
+    def _lower_bounds(self, nodes, problems):
+        """Lower bounds of the new losses of the items of the nodes searched before.
+
+        Returns
+        -------
+        dict of m -> ndarray of float64 (items_per_node,)
+            For ``nodes[m]`` when its last search is cached and the search is
+            incremental: the old loss of each item minus :func:`change_bound`.
+        """
+        lower = {}
+        if not self.incremental:
+            return lower
+        for m, (node, problem) in enumerate(zip(nodes, problems)):
+            entry = self.cache.entries.get(node)
+            if entry is not None:
+                delta = change_bound(entry.key, problem)
+                # an item with no cut before has no bound
+                lower[m] = np.where(np.isfinite(entry.bounds), entry.bounds - delta, -np.inf)
+        return lower
+
+    def _first_pass(self, n_nodes, lower):
+        """:class:`WorkItems`: every item of a node without bounds, else the item of
+        least bound of each group."""
+        nodes, items = [], []
+        for m in range(n_nodes):
+            if m in lower:
+                for g in self._item_groups():
+                    nodes.append(m)
+                    items.append(g[int(np.argmax(-lower[m][g]))])  # first least bound
+            else:
+                nodes.extend([m] * self.items_per_node)
+                items.extend(range(self.items_per_node))
+        return WorkItems(np.asarray(nodes, dtype=ITYPE), np.asarray(items, dtype=ITYPE))
+
+    def _second_pass(self, todo_care, lower, results, evaluated):
+        """:class:`WorkItems`: the items not evaluated yet whose bound does not exceed
+        the best loss of their group found so far (plus a rounding slack)."""
+        nodes, items = [], []
+        for m, low in lower.items():
+            node_weight = todo_care.weights[todo_care.offsets[m]:todo_care.offsets[m + 1]]
+            slack = 1e-9 * max(1.0, float(node_weight.sum()))
+            for g in self._item_groups():
+                upper = min(results.loss[evaluated[m][t]] for t in g if t in evaluated[m])
+                for t in g[low[g] <= upper + slack]:
+                    if t not in evaluated[m]:
+                        nodes.append(m)
+                        items.append(int(t))
+        return WorkItems(np.asarray(nodes, dtype=ITYPE), np.asarray(items, dtype=ITYPE))
+
+    def _best_rules(self, results, items, where):
+        """:class:`NodeRules` of one node from its evaluated ``items`` (sorted), found in
+        row ``where`` of ``results``; the first largest proxy (lowest item) wins a group."""
+        n_feat = self.space.features.size
+        best = []
+        for g_lo, g_hi in ((0, n_feat), (n_feat, self.items_per_node)):
+            sel = (items >= g_lo) & (items < g_hi)
+            if not sel.any():
+                best.append(None)
+                continue
+            q = where[sel][int(np.argmax(results.proxy[where[sel]]))]
+            if not np.isfinite(results.proxy[q]):
+                best.append(None)
+            elif results.second[q] < 0:
+                best.append(Rule(np.array([results.first[q], NO_FEATURE], dtype=ITYPE),
+                                 np.array([1.0, 0.0]), float(results.threshold[q])))
+            else:
+                best.append(Rule(np.array([results.first[q], results.second[q]], dtype=ITYPE),
+                                 np.array([1.0, results.w_second[q]]),
+                                 float(results.threshold[q])))
+        return NodeRules(*best)
+
+    def _run_items(self, care, exact, items):
+        return search_items(self.data.X, care, exact, self.space, items)
 
     def _choose(self, state, node, options):
         """Keep the cheapest option (ties: fewer features, then the current rule)."""

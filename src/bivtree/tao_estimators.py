@@ -9,17 +9,19 @@ fit from the previous one, and picks the best tree on a validation set
 """
 
 import copy
-import numbers
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.model_selection import train_test_split
 
-from ._config import DTYPE, LTYPE
+from ._config import DTYPE, LTYPE, MISCLASSIFICATION, SQUARED_ERROR
+from ._validation import InstanceOf, Integral, Interval, Options, Real, check_params
 from .estimators import (
     DEFAULT_MAX_PAIRS,
+    BaseBivariateTree,
     BivariateTreeClassifier,
     BivariateTreeRegressor,
     FittedTreeMixin,
@@ -28,6 +30,7 @@ from .estimators import (
     _writable,
     numba_threads,
 )
+from .persistence import register_model
 from .tao import (
     TAOData,
     TAOOptimizer,
@@ -52,12 +55,25 @@ INIT_SPLITTERS = {"bivariate": "orientations", "univariate": "univariate"}
 DEFAULT_EXACT_MAX_SAMPLES = 100
 
 
-def _integral(v):
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
-
-
 class BaseTAOTree(FittedTreeMixin, BaseEstimator):
     """Shared fitting machinery; use the classifier or the regressor."""
+
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Interval(Real, 0.0, None, closed="left")],
+        # the paper advises 1.1 to 1.5
+        "feature_cost": [Interval(Real, 0.0, None, closed="neither")],
+        "init": [Options((*INIT_SPLITTERS, "auto")), InstanceOf(Tree, "a bivtree Tree"),
+                 InstanceOf(BaseEstimator, "a bivtree tree estimator")],
+        # these go to the greedy tree TAO starts from, which takes the same values
+        **{name: BaseBivariateTree._parameter_constraints[name]
+           for name in ("max_depth", "min_samples_leaf", "n_orientations", "max_pairs",
+                        "n_jobs", "random_state", "verbose")},
+        "exact_max_samples": [None, Interval(Integral, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
+        "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "warm_start": ["boolean"],
+    }
 
     def __init__(self, *, alpha, feature_cost, init, max_depth, min_samples_leaf, n_orientations,
                  exact_max_samples, max_iter, time_limit, validation_fraction, max_pairs,
@@ -80,35 +96,13 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
 
     # ----------------------------------------------------------- parameters
     def _check_params(self, n_features):
-        def real(v):
-            return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
+        """``exact_max_samples`` resolved; raises if TAO would search too many pairs.
 
-        if not (real(self.alpha) and self.alpha >= 0):
-            raise ValueError(f"alpha must be a finite number >= 0, got {self.alpha!r}")
-        if not (real(self.feature_cost) and self.feature_cost > 0):
-            raise ValueError(f"feature_cost must be a finite number > 0 (the paper advises "
-                             f"1.1 to 1.5), got {self.feature_cost!r}")
-        if not (_integral(self.n_orientations) and self.n_orientations >= 1):
-            raise ValueError(f"n_orientations must be a positive integer, got "
-                             f"{self.n_orientations!r}")
+        The parameters themselves were checked against ``_parameter_constraints``
+        with the data (``_validate_fit_data``).
+        """
         ems = (DEFAULT_EXACT_MAX_SAMPLES if self.exact_max_samples is None
                else self.exact_max_samples)
-        if not (_integral(ems) and ems >= 0):
-            raise ValueError(f"exact_max_samples must be None or an integer >= 0, got "
-                             f"{self.exact_max_samples!r}")
-        if not (_integral(self.max_iter) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
-        if self.time_limit is not None and not (real(self.time_limit) and self.time_limit > 0):
-            raise ValueError(f"time_limit must be None or a number of seconds > 0, got "
-                             f"{self.time_limit!r}")
-        if not (real(self.validation_fraction) and 0 < self.validation_fraction < 1):
-            raise ValueError(f"validation_fraction must be in (0, 1), got "
-                             f"{self.validation_fraction!r}")
-        init = self.init
-        if not (isinstance(init, (Tree, BaseEstimator))
-                or (isinstance(init, str) and init in (*INIT_SPLITTERS, "auto"))):
-            raise ValueError("init must be 'bivariate', 'univariate', 'auto', a bivtree Tree or "
-                             f"a bivtree tree estimator, got {init!r}")
         limit = DEFAULT_MAX_PAIRS if self.max_pairs is None else self.max_pairs
         n_pairs = n_features * (n_features - 1) // 2
         if n_pairs > limit:
@@ -188,6 +182,14 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.fit_time_ = time.perf_counter() - t0
         self.feature_importances_ = self._feature_importances(data.X, sample_weight)
         return self
+
+    def _criterion_code(self):
+        """The split criterion matching TAO's loss: the 0/1 loss, or the squared error.
+
+        Used where a picture or a summary searches a split of its own, e.g. the
+        second feature ``plot_tree`` draws a univariate node against.
+        """
+        return MISCLASSIFICATION if self._is_classifier() else SQUARED_ERROR
 
     def _tree_objective(self, data):
         """``E / W`` of the returned tree (at most the last entry of ``objective_path_``)."""
@@ -314,6 +316,7 @@ _TAO_ATTRIBUTES = """
 """
 
 
+@register_model
 class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
     __doc__ = f"""Bivariate tree optimized by tree alternating optimization (0/1 loss).
 
@@ -335,6 +338,11 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
     classes_ : ndarray of shape (n_classes,)
     n_classes_ : int
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **BaseTAOTree._parameter_constraints,
+        "class_weight": BivariateTreeClassifier._parameter_constraints["class_weight"],
+    }
 
     def __init__(self, *, alpha=0.001, feature_cost=1.25, init="bivariate", max_depth=None,
                  min_samples_leaf=1, n_orientations=30, exact_max_samples=None, max_iter=50,
@@ -378,6 +386,7 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
                          self.n_classes_)
 
 
+@register_model
 class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):
     __doc__ = f"""Bivariate regression tree optimized by tree alternating optimization.
 
@@ -514,8 +523,8 @@ def tao_path(estimator, X, y, sample_weight=None, *, X_val=None, y_val=None, alp
     """
     if not isinstance(estimator, BaseTAOTree):
         raise TypeError("tao_path needs a TAOTreeClassifier or TAOTreeRegressor")
-    if max_steps is not None and not (_integral(max_steps) and max_steps >= 1):
-        raise ValueError(f"max_steps must be None or an integer >= 1, got {max_steps!r}")
+    check_params("tao_path", {"max_steps": max_steps},
+                 {"max_steps": [None, Interval(Integral, 1, None, closed="left")]})
     X = np.asarray(X) if not hasattr(X, "iloc") else X
     y = np.asarray(y)
     if (X_val is None) != (y_val is None):

@@ -46,6 +46,7 @@ feature pairs of a tree node in parallel for the ``"optimal"`` splitter.
 """
 
 import math
+import threading
 from collections import namedtuple
 
 import numpy as np
@@ -84,6 +85,31 @@ def load_flag(typingctx, flag):
         return builder.load_atomic(ary.data, ordering="monotonic", align=8)
 
     return sig, codegen
+
+
+class StopTimer:
+    """A stop flag for :func:`load_flag` that a timer thread raises after ``seconds``.
+
+    ``seconds=None``: never; ``seconds <= 0``: raised at once.
+    """
+
+    def __init__(self, seconds):
+        self.flag = np.zeros(1, dtype=np.int64)
+        self._timer = None
+        if seconds is not None:
+            if seconds <= 0.0:
+                self.flag[0] = 1
+            else:
+                self._timer = threading.Timer(seconds, self._raise)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _raise(self):
+        self.flag[0] = 1
+
+    def cancel(self):
+        if self._timer is not None:
+            self._timer.cancel()
 
 
 # ----------------------------------------------------------------- objectives

@@ -16,18 +16,26 @@ The reduced problem of a decision node is a weighted two-class task on its
 prefers the left child, label 1 the right, the weight is the loss difference.
 :func:`search_items` scans every univariate cut and every feature pair of every
 node of one depth in one parallel loop; each work item writes only its own
-slot, so the result does not depend on the number of threads.
+slot, so the result does not depend on the number of threads. The search uses
+the greedy splitters' mechanics (pair scaling and back-transform of
+:mod:`~bivtree._kernels.pair_scaling`, the direction loop of
+:mod:`~bivtree._kernels.directions`, the projection scan of
+:mod:`~bivtree._kernels.scan`) with its own cut objective,
+:class:`PseudolabelCuts`.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
+from numba.extending import overload
 
 from .._config import MISCLASSIFICATION, NUMBA_OPTS
+from .directions import gather_pair, scan_directions
+from .pair_scaling import larger_coefficient_first, min_max_scaling
+from .scan import best_cut, cut_objective_is, scan_projection
 from .sweep import sweep_pair
-from .criteria import midpoint_threshold
-from .sorting import argsort_values
 from .traversal import project_row
 
 
@@ -118,21 +126,6 @@ def total_loss(X, rows, children_left, children_right, features, weights, thresh
 
 
 @njit(**NUMBA_OPTS)
-def _pair_scaling(X, samples, j):
-    """Inverse span of feature ``j`` over ``samples`` (0 when constant) and its minimum."""
-    lo = np.inf
-    hi = -np.inf
-    for p in range(samples.shape[0]):
-        v = X[samples[p], j]
-        lo = min(lo, v)
-        hi = max(hi, v)
-    span = hi - lo
-    if span > 0.0 and math.isfinite(span):
-        return 1.0 / span, lo
-    return 0.0, lo
-
-
-@njit(**NUMBA_OPTS)
 def scan_pseudolabels(values, order, labels, weights, w0, w1):
     """Best cut of two-class pseudolabelled samples sorted by ``values``.
 
@@ -173,44 +166,168 @@ def scan_pseudolabels(values, order, labels, weights, w0, w1):
     return best, best_pos
 
 
-@njit(**NUMBA_OPTS)
-def _scan_rule_on(X, samples, rule_features, rule_weights, node_labels, node_weight, w0, w1,
-                  values):
-    """Best cut of the rule ``rule_features`` / ``rule_weights`` over ``samples``.
+class PseudolabelCuts(NamedTuple):
+    """Cut objective of a reduced problem (:func:`scan_pseudolabels`).
 
-    The projection is :func:`project_row`'s, the routing arithmetic.
-
-    Returns
-    -------
-    proxy, threshold : float
+    Attributes
+    ----------
+    labels : int64 (n,)
+        Node-local pseudolabels: 0 prefers the left child, 1 the right.
+    weights : float64 (n,)
+        Node-local loss differences.
+    w0, w1 : float
+        Total weight of label 0 and of label 1.
     """
+
+    labels: np.ndarray
+    weights: np.ndarray
+    w0: float
+    w1: float
+
+
+@overload(best_cut)
+def _best_cut_of_pseudolabels(values, order, cuts):
+    if not cut_objective_is(cuts, PseudolabelCuts):
+        return None
+
+    def scan(values, order, cuts):
+        return scan_pseudolabels(values, order, cuts.labels, cuts.weights, cuts.w0, cuts.w1)
+    return scan
+
+
+class CareSets(NamedTuple):
+    """The reduced problems of several nodes, node by node.
+
+    Node ``r`` owns ``samples[offsets[r]:offsets[r + 1]]`` (sorted row ids),
+    with their pseudolabels ``labels`` (0 = prefers the left child, 1 = the
+    right) and ``weights`` (the loss differences).
+    """
+
+    samples: np.ndarray
+    labels: np.ndarray
+    weights: np.ndarray
+    offsets: np.ndarray
+
+
+class SearchSpace(NamedTuple):
+    """The items a node is searched over: the univariate ``features``, then the pairs
+    ``(pair_j[q], pair_k[q])`` with the directions ``(dir_a[h], dir_b[h])``."""
+
+    features: np.ndarray
+    pair_j: np.ndarray
+    pair_k: np.ndarray
+    dir_a: np.ndarray
+    dir_b: np.ndarray
+
+
+class WorkItems(NamedTuple):
+    """Work item ``q`` is item ``index[q]`` of node ``node[q]``."""
+
+    node: np.ndarray
+    index: np.ndarray
+
+
+class ItemRule(NamedTuple):
+    """Best rule ``x_first + weight x_second <= threshold`` of one item (``second``
+    ``-1``: univariate) and its ``proxy`` (``-inf``: no cut)."""
+
+    proxy: float
+    first: int
+    second: int
+    weight: float
+    threshold: float
+
+
+class ItemResults(NamedTuple):
+    """Per work item: ``proxy`` (``-inf`` where no cut exists), ``loss`` = ``W -
+    proxy`` (the least weighted error over the four labellings of the two sides;
+    ``inf`` where no cut exists), and the rule ``first``, ``second`` (``-1`` for
+    univariate items), ``w_second``, ``threshold``."""
+
+    proxy: np.ndarray
+    loss: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    w_second: np.ndarray
+    threshold: np.ndarray
+
+
+@njit(**NUMBA_OPTS)
+def _no_rule():
+    return ItemRule(-np.inf, -1, -1, 0.0, 0.0)
+
+
+@njit(**NUMBA_OPTS)
+def _univariate_item(X, samples, f, values, cuts):
+    """Best cut of feature ``f``, scanned as the stored rule ``1 * x_f``."""
+    rule_features = np.full(2, -1, dtype=np.int64)
+    rule_features[0] = f
+    rule_weights = np.zeros(2)
+    rule_weights[0] = 1.0
+    cut = scan_projection(X, samples, rule_features, rule_weights, values, cuts)
+    return ItemRule(cut.proxy, f, -1, 0.0, cut.threshold)
+
+
+@njit(**NUMBA_OPTS)
+def _exact_pair_item(X, samples, j, k, values, cuts):
+    """Exact best line of the pair by the rotational sweep on [0, 1]-scaled values,
+    re-scanned as its stored rule (the larger raw coefficient first, so the stored
+    weight stays bounded; an axis-parallel line is left to the univariate items)."""
     n = samples.shape[0]
+    scaling_j = min_max_scaling(X, samples, j)
+    scaling_k = min_max_scaling(X, samples, k)
+    if scaling_j.inv_scale == 0.0 or scaling_k.inv_scale == 0.0:
+        return _no_rule()  # a constant feature: the pair is a univariate split at best
+    u = np.empty(n)
+    v = np.empty(n)
+    stats = np.zeros((n, 3))
     for p in range(n):
-        values[p] = project_row(X, samples[p], rule_features, rule_weights)
-    order = argsort_values(values)
-    if values[order[n - 1]] <= values[order[0]]:
-        return -np.inf, 0.0
-    proxy, pos = scan_pseudolabels(values, order, node_labels, node_weight, w0, w1)
-    if pos < 0:
-        return -np.inf, 0.0
-    return proxy, midpoint_threshold(values[order[pos]], values[order[pos + 1]])
+        u[p] = (X[samples[p], j] - scaling_j.offset) * scaling_j.inv_scale
+        v[p] = (X[samples[p], k] - scaling_k.offset) * scaling_k.inv_scale
+        stats[p, cuts.labels[p]] = cuts.weights[p]
+        stats[p, 2] = 1.0
+    params = np.array([1.0, 0.0])
+    stop = np.zeros(1, dtype=np.int64)
+    optimum, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, MISCLASSIFICATION, params, stop)
+    if not math.isfinite(optimum):
+        return _no_rule()
+    rule = larger_coefficient_first(j, k, wu, wv, scaling_j.inv_scale, scaling_k.inv_scale)
+    if not math.isfinite(rule.weight) or rule.weight == 0.0:
+        return _no_rule()
+    rule_features = np.empty(2, dtype=np.int64)
+    rule_features[0] = rule.first
+    rule_features[1] = rule.second
+    rule_weights = np.empty(2)
+    rule_weights[0] = 1.0
+    rule_weights[1] = rule.weight
+    cut = scan_projection(X, samples, rule_features, rule_weights, values, cuts)
+    return ItemRule(cut.proxy, rule.first, rule.second, rule.weight, cut.threshold)
+
+
+@njit(**NUMBA_OPTS)
+def _direction_pair_item(X, samples, j, k, dir_a, dir_b, values, cuts):
+    """Best of the directions ``(dir_a[h], dir_b[h])`` on the pair's [0, 1]-scaled values."""
+    inv_scale_j = min_max_scaling(X, samples, j).inv_scale
+    inv_scale_k = min_max_scaling(X, samples, k).inv_scale
+    if inv_scale_j == 0.0 or inv_scale_k == 0.0:
+        return _no_rule()  # a constant feature: the pair is a univariate split at best
+    found = scan_directions(gather_pair(X, samples, j, k), dir_a, dir_b, inv_scale_j,
+                            inv_scale_k, values, cuts)
+    return ItemRule(found.proxy, j, k, found.weight, found.threshold)
 
 
 @njit(parallel=True, **NUMBA_OPTS)
-def search_items(X, care_samples, care_labels, care_weights, offsets, exact, features,
-                 pair_j, pair_k, dir_a, dir_b, item_node, item_index):
+def search_items(X, care, exact, space, items):
     """Best cut of the given univariate features and feature pairs of the given nodes.
 
-    Node ``r`` owns ``care_samples[offsets[r]:offsets[r + 1]]`` (labels 0 =
-    prefers left, 1 = prefers right; weights = loss differences). Its items
-    are numbered ``0 .. D - 1`` for the features, then ``D .. D + P - 1`` for
-    the pairs; work item ``q`` is item ``item_index[q]`` of node
-    ``item_node[q]`` (:func:`all_items` lists every item). A pair of a node with
-    ``exact[r]`` gets the exact best line by the rotational sweep; otherwise
-    the directions ``(dir_a[h], dir_b[h])`` on the pair's [0, 1]-scaled values.
-    Every candidate is re-scanned as the rule it would be stored as,
-    ``x_first + w x_second <= t``, with :func:`project_row`, so its cut is the
-    partition the stored rule makes.
+    ``care`` holds the nodes' reduced problems (:class:`CareSets`). A node's
+    items are numbered ``0 .. D - 1`` for the features of ``space``, then
+    ``D .. D + P - 1`` for its pairs (:class:`SearchSpace`); ``items`` lists the
+    work (:func:`all_items`: every item). A pair of a node with ``exact[r]`` gets
+    the exact best line by the rotational sweep; otherwise the directions of
+    ``space`` on the pair's [0, 1]-scaled values. Every candidate is scanned as
+    the rule it would be stored as, ``x_first + w x_second <= t``, with
+    :func:`project_row`, so its cut is the partition the stored rule makes.
 
     The proxy is the misclassification proxy of the two pseudo-classes: its
     loss ``W - proxy`` is the least weighted error over the four ways of
@@ -218,35 +335,27 @@ def search_items(X, care_samples, care_labels, care_weights, offsets, exact, fea
 
     Returns
     -------
-    proxy : float64 (Q,)
-        ``-inf`` where no cut exists.
-    loss : float64 (Q,)
-        ``W - proxy``: the least weighted error over the four labellings of the
-        two sides (``inf`` where no cut exists).
-    first, second : int64 (Q,)
-        Features of the rule (``second = -1`` for univariate items).
-    w_second, threshold : float64 (Q,)
+    ItemResults
     """
-    n_feat = features.shape[0]
-    n_items = item_node.shape[0]
+    n_feat = space.features.shape[0]
+    n_items = items.node.shape[0]
     proxy = np.full(n_items, -np.inf)
     loss = np.full(n_items, np.inf)
     first = np.full(n_items, -1, dtype=np.int64)
     second = np.full(n_items, -1, dtype=np.int64)
     w_second = np.zeros(n_items)
     thresholds = np.zeros(n_items)
-    n_dirs = dir_a.shape[0]
     for item in prange(n_items):
-        r = item_node[item]
-        t = item_index[item]
-        a0 = offsets[r]
-        a1 = offsets[r + 1]
+        r = items.node[item]
+        t = items.index[item]
+        a0 = care.offsets[r]
+        a1 = care.offsets[r + 1]
         n = a1 - a0
         if n < 2:
             continue
-        samples = care_samples[a0:a1]
-        node_labels = care_labels[a0:a1]
-        node_weight = care_weights[a0:a1]
+        samples = care.samples[a0:a1]
+        node_labels = care.labels[a0:a1]
+        node_weight = care.weights[a0:a1]
         w0 = 0.0
         w1 = 0.0
         for p in range(n):
@@ -254,100 +363,54 @@ def search_items(X, care_samples, care_labels, care_weights, offsets, exact, fea
                 w0 += node_weight[p]
             else:
                 w1 += node_weight[p]
-        w_total = w0 + w1
+        cuts = PseudolabelCuts(node_labels, node_weight, w0, w1)
         values = np.empty(n)
-        # the rule being scanned: x_{rf[0]} + rw[1] * x_{rf[1]} (rf[1] = -1: univariate)
-        rf = np.full(2, -1, dtype=np.int64)
-        rw = np.zeros(2)
-        rw[0] = 1.0
-        best = -np.inf
-        best_first = -1
-        best_second = -1
-        best_w = 0.0
-        best_thr = 0.0
         if t < n_feat:
-            rf[0] = features[t]
-            best, best_thr = _scan_rule_on(X, samples, rf, rw, node_labels, node_weight, w0,
-                                           w1, values)
-            best_first = rf[0]
+            found = _univariate_item(X, samples, space.features[t], values, cuts)
+        elif exact[r]:
+            found = _exact_pair_item(X, samples, space.pair_j[t - n_feat],
+                                     space.pair_k[t - n_feat], values, cuts)
         else:
-            q = t - n_feat
-            j = pair_j[q]
-            k = pair_k[q]
-            inv_j, lo_j = _pair_scaling(X, samples, j)
-            inv_k, lo_k = _pair_scaling(X, samples, k)
-            if inv_j == 0.0 or inv_k == 0.0:
-                continue  # a constant feature: the pair is a univariate split at best
-            if exact[r]:
-                u = np.empty(n)
-                v = np.empty(n)
-                stats = np.zeros((n, 3))
-                for p in range(n):
-                    u[p] = (X[samples[p], j] - lo_j) * inv_j
-                    v[p] = (X[samples[p], k] - lo_k) * inv_k
-                    stats[p, node_labels[p]] = node_weight[p]
-                    stats[p, 2] = 1.0
-                params = np.array([1.0, 0.0])
-                stop = np.zeros(1, dtype=np.int64)
-                opt, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, MISCLASSIFICATION, params,
-                                                     stop)
-                # coefficients on the raw features; the larger one becomes 1 so the
-                # stored weight stays bounded (an axis-parallel line is left to the
-                # univariate items)
-                cu = wu * inv_j
-                cv = wv * inv_k
-                if not math.isfinite(opt) or cu == 0.0 or cv == 0.0:
-                    continue
-                if abs(cu) >= abs(cv):
-                    rf[0], rf[1], rw[1] = j, k, cv / cu
-                else:
-                    rf[0], rf[1], rw[1] = k, j, cu / cv
-                if not math.isfinite(rw[1]) or rw[1] == 0.0:
-                    continue
-                best, best_thr = _scan_rule_on(X, samples, rf, rw, node_labels, node_weight,
-                                               w0, w1, values)
-                best_first, best_second, best_w = rf[0], rf[1], rw[1]
-            else:
-                rf[0] = j
-                rf[1] = k
-                for h in range(n_dirs):
-                    # the stored rule's weight on x_k, as in the bivariate CART splitter
-                    w = (dir_b[h] * inv_k) / (dir_a[h] * inv_j)
-                    if not math.isfinite(w) or w == 0.0:
-                        continue
-                    rw[1] = w
-                    px, thr = _scan_rule_on(X, samples, rf, rw, node_labels, node_weight, w0,
-                                            w1, values)
-                    if px > best:
-                        best = px
-                        best_w = w
-                        best_thr = thr
-                best_first, best_second = j, k
-        if best > -np.inf:
-            proxy[item] = best
-            loss[item] = w_total - best
-            first[item] = best_first
-            second[item] = best_second
-            w_second[item] = best_w
-            thresholds[item] = best_thr
-    return proxy, loss, first, second, w_second, thresholds
+            found = _direction_pair_item(X, samples, space.pair_j[t - n_feat],
+                                         space.pair_k[t - n_feat], space.dir_a, space.dir_b,
+                                         values, cuts)
+        if found.proxy > -np.inf:
+            proxy[item] = found.proxy
+            loss[item] = (w0 + w1) - found.proxy
+            first[item] = found.first
+            second[item] = found.second
+            w_second[item] = found.weight
+            thresholds[item] = found.threshold
+    return ItemResults(proxy, loss, first, second, w_second, thresholds)
 
 
 def all_items(n_nodes, n_items_per_node):
-    """``(item_node, item_index)`` listing every item of every node, node by node."""
-    item_node = np.repeat(np.arange(n_nodes, dtype=np.int64), n_items_per_node)
-    item_index = np.tile(np.arange(n_items_per_node, dtype=np.int64), n_nodes)
-    return item_node, item_index
+    """:class:`WorkItems` listing every item of every node, node by node."""
+    node = np.repeat(np.arange(n_nodes, dtype=np.int64), n_items_per_node)
+    index = np.tile(np.arange(n_items_per_node, dtype=np.int64), n_nodes)
+    return WorkItems(node, index)
+
+
+class RuleErrors(NamedTuple):
+    """Weighted pseudolabel error of each rule as it is (``keep``) and with the
+    children swapped (``flip``)."""
+
+    keep: np.ndarray
+    flip: np.ndarray
 
 
 @njit(parallel=True, **NUMBA_OPTS)
-def rule_errors(X, care_samples, care_labels, care_weights, offsets, rule_node,
-                rule_features, rule_weights, rule_threshold):
+def rule_errors(X, care, rule_node, rule_features, rule_weights, rule_threshold):
     """Weighted pseudolabel error of rules on their nodes' care samples, both ways round.
 
-    Rule ``q`` is evaluated on node ``rule_node[q]``. ``keep[q]``: samples going
-    left should prefer the left child; ``flip[q]``: the children swapped. Both
-    are summed in sample order, so one partition always gets the same value.
+    Rule ``q`` is evaluated on node ``rule_node[q]`` of ``care``
+    (:class:`CareSets`). ``keep[q]``: samples going left should prefer the left
+    child; ``flip[q]``: the children swapped. Both are summed in sample order,
+    so one partition always gets the same value.
+
+    Returns
+    -------
+    RuleErrors
     """
     n_rules = rule_node.shape[0]
     keep = np.zeros(n_rules)
@@ -356,13 +419,13 @@ def rule_errors(X, care_samples, care_labels, care_weights, offsets, rule_node,
         r = rule_node[q]
         e_keep = 0.0
         e_flip = 0.0
-        for p in range(offsets[r], offsets[r + 1]):
-            i = care_samples[p]
+        for p in range(care.offsets[r], care.offsets[r + 1]):
+            i = care.samples[p]
             go_left = project_row(X, i, rule_features[q], rule_weights[q]) <= rule_threshold[q]
-            if go_left == (care_labels[p] == 0):
-                e_flip += care_weights[p]
+            if go_left == (care.labels[p] == 0):
+                e_flip += care.weights[p]
             else:
-                e_keep += care_weights[p]
+                e_keep += care.weights[p]
         keep[q] = e_keep
         flip[q] = e_flip
-    return keep, flip
+    return RuleErrors(keep, flip)

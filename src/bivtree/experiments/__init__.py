@@ -29,7 +29,7 @@ _EXPORTS = {
     "holm_test": "statistics",
     "FriedmanResult": "statistics",
     "HolmComparison": "statistics",
-    "summarize": "report",
+    "summarize": "summary",
     "measure_table": "report",
     "markdown_report": "report",
     "write_report": "report",

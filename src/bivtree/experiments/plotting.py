@@ -2,7 +2,7 @@
 
 import math
 
-from .report import summarize
+from .summary import summarize
 
 __all__ = ["plot_accuracy_vs_size"]
 

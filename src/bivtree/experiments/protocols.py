@@ -13,12 +13,14 @@ Every split depends only on ``y``, the protocol's parameters and its
 folds.
 """
 
-import numbers
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils.multiclass import type_of_target
+
+from .._validation import Integral, Interval, Real, check_params
 
 __all__ = ["CrossValidation", "HoldOut", "Split"]
 
@@ -49,18 +51,6 @@ def _is_classification(y):
     return type_of_target(y) in ("binary", "multiclass")
 
 
-def _check_int(value, name, low):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _check_fraction(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must be a fraction in (0, 1), got {value!r}")
-    return float(value)
-
-
 class CrossValidation:
     """(Repeated) k-fold cross-validation, stratified for classification.
 
@@ -76,11 +66,22 @@ class CrossValidation:
         full protocol); ``None``: all folds.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_splits": [Interval(Integral, 2, None, closed="left")],
+        "n_repeats": [Interval(Integral, 1, None, closed="left")],
+        "random_state": [Interval(Integral, 0, None, closed="left")],
+        "max_splits": [None, Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, n_splits=10, n_repeats=1, random_state=0, max_splits=None):
-        self.n_splits = _check_int(n_splits, "n_splits", 2)
-        self.n_repeats = _check_int(n_repeats, "n_repeats", 1)
-        self.random_state = _check_int(random_state, "random_state", 0)
-        self.max_splits = None if max_splits is None else _check_int(max_splits, "max_splits", 1)
+        check_params("CrossValidation",
+                     {"n_splits": n_splits, "n_repeats": n_repeats,
+                      "random_state": random_state, "max_splits": max_splits},
+                     self._parameter_constraints)
+        self.n_splits = int(n_splits)
+        self.n_repeats = int(n_repeats)
+        self.random_state = int(random_state)
+        self.max_splits = None if max_splits is None else int(max_splits)
         if self.max_splits is not None and self.max_splits > self.n_splits:
             raise ValueError(f"max_splits ({max_splits}) exceeds n_splits ({n_splits})")
 
@@ -144,11 +145,22 @@ class HoldOut:
         Repetition ``r`` uses seed ``random_state + r``.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "test_size": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "validation_size": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "n_repeats": [Interval(Integral, 1, None, closed="left")],
+        "random_state": [Interval(Integral, 0, None, closed="left")],
+    }
+
     def __init__(self, test_size=0.2, validation_size=0.1, n_repeats=3, random_state=0):
-        self.test_size = _check_fraction(test_size, "test_size")
-        self.validation_size = _check_fraction(validation_size, "validation_size")
-        self.n_repeats = _check_int(n_repeats, "n_repeats", 1)
-        self.random_state = _check_int(random_state, "random_state", 0)
+        check_params("HoldOut",
+                     {"test_size": test_size, "validation_size": validation_size,
+                      "n_repeats": n_repeats, "random_state": random_state},
+                     self._parameter_constraints)
+        self.test_size = float(test_size)
+        self.validation_size = float(validation_size)
+        self.n_repeats = int(n_repeats)
+        self.random_state = int(random_state)
 
     def describe(self):
         """A short text naming the protocol and its parameters (stored with every result)."""

@@ -1,6 +1,5 @@
 """Tables and reports from the per-split results of :func:`run_experiment`.
 
-* :func:`summarize`: mean and standard deviation per (data set, estimator);
 * :func:`measure_table`: one measure as a data sets x estimators table of means;
 * :func:`markdown_report`: Markdown with, per group of estimators and per
   measure, mean +- std per data set (best in bold), average ranks, the
@@ -15,11 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .runner import _require_pandas
 from .statistics import friedman_test, holm_test
+from .summary import summarize
 
-__all__ = ["MEASURES", "Measure", "markdown_report", "measure_table", "summarize",
-           "write_report"]
+__all__ = ["MEASURES", "Measure", "markdown_report", "measure_table", "write_report"]
 
 
 @dataclass(frozen=True)
@@ -43,43 +41,6 @@ MEASURES = {
     "bivariate_share": Measure("bivariate_share", "Share of bivariate decision nodes (%)",
                                True, 100.0, 0),
 }
-
-_SUMMARY_COLUMNS = ("score", "train_score", "n_leaves", "depth", "bivariate_share", "fit_time",
-                    "predict_time", "ccp_alpha")
-
-
-def summarize(results):
-    """Mean and standard deviation of every measure per (data set, estimator).
-
-    Parameters
-    ----------
-    results : pandas.DataFrame
-        Per-split results (:func:`run_experiment` or :func:`load_results`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (data set, estimator) in order of first appearance, with
-        ``n_splits``, ``protocol``, ``metric`` and ``<measure>_mean`` /
-        ``<measure>_std`` columns (population standard deviation over splits).
-    """
-    pd = _require_pandas()
-    if results.empty:
-        raise ValueError("no results to summarize")
-    rows = []
-    for (dataset, estimator), group in results.groupby(["dataset", "estimator"], sort=False):
-        row = {"dataset": dataset, "estimator": estimator, "n_splits": len(group),
-               "protocol": group["protocol"].iloc[0], "metric": group["metric"].iloc[0],
-               "n_train": float(group["n_train"].mean()),
-               "n_features": int(group["n_features"].iloc[0])}
-        for c in _SUMMARY_COLUMNS:
-            values = group[c].to_numpy(dtype=np.float64)
-            finite = values[np.isfinite(values)]
-            row[f"{c}_mean"] = float(finite.mean()) if finite.size else math.nan
-            row[f"{c}_std"] = float(finite.std()) if finite.size else math.nan
-        rows.append(row)
-    return pd.DataFrame(rows)
-
 
 def measure_table(summary, measure, estimators=None, datasets=None, stat="mean"):
     """One measure as a table: data sets (rows) x estimators (columns).

@@ -26,7 +26,7 @@ estimators each candidate is refitted with ``ccp_alpha`` set.
 """
 
 import copy
-import numbers
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
@@ -36,6 +36,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from .._validation import InstanceOf, Integral, Interval, check_params
 from ..estimators import BaseBivariateTree
 from ..pruning import cost_complexity_pruning_path, prune_tree
 
@@ -147,6 +148,17 @@ class CostComplexityCV(MetaEstimatorMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": [InstanceOf(BaseEstimator, "a scikit-learn estimator")],
+        "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
+        "rule": [{"best", "1se"}],
+        "refit": [{"auto"}, "boolean"],
+        "scoring": [None, InstanceOf(str, "a string"), callable],
+        "max_candidates": [None, Interval(Integral, 2, None, closed="left")],
+        "random_state": [None, Interval(Integral, 0, 2**32 - 1, closed="both"),
+                         InstanceOf(np.random.RandomState)],
+    }
+
     def __init__(self, estimator, *, cv=5, rule="best", refit="auto", scoring=None,
                  max_candidates=100, random_state=0):
         self.estimator = estimator
@@ -158,17 +170,11 @@ class CostComplexityCV(MetaEstimatorMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self):
+        check_params(type(self).__name__, self.get_params(deep=False),
+                     self._parameter_constraints)
         if "ccp_alpha" not in self.estimator.get_params(deep=False):
             raise ValueError(f"estimator {type(self.estimator).__name__} has no ccp_alpha "
                              "parameter; CostComplexityCV needs a cost-complexity prunable tree")
-        if self.rule not in ("best", "1se"):
-            raise ValueError(f"rule must be 'best' or '1se', got {self.rule!r}")
-        if self.refit not in ("auto", True, False):
-            raise ValueError(f"refit must be 'auto', True or False, got {self.refit!r}")
-        mc = self.max_candidates
-        if mc is not None and (isinstance(mc, bool) or not isinstance(mc, numbers.Integral)
-                               or mc < 2):
-            raise ValueError(f"max_candidates must be None or an integer >= 2, got {mc!r}")
 
     def fit(self, X, y, sample_weight=None):
         """Grow, cross-validate the pruning path, and keep the best pruned tree.
@@ -186,9 +192,7 @@ class CostComplexityCV(MetaEstimatorMixin, BaseEstimator):
         """
         self._check_params()
         base = clone(self.estimator).set_params(ccp_alpha=0.0)
-        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
-            if self.cv < 2:
-                raise ValueError(f"cv must be at least 2 folds, got {self.cv}")
+        if isinstance(self.cv, Integral):
             folds = StratifiedKFold if is_classifier(base) else KFold
             cv = folds(int(self.cv), shuffle=True, random_state=self.random_state)
         else:

@@ -7,10 +7,12 @@ is applied through exactly one definition of "goes left".
 """
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from .._config import DTYPE, ITYPE
+from .._validation import check_params
 
 #: name -> splitter class; filled by :func:`register`.
 SPLITTERS = {}
@@ -117,9 +119,10 @@ BEATS_TOLERANCE = 1e-10
 class Splitter:
     """Base class: subclasses set ``name`` and implement :meth:`find_split`.
 
-    Parameters are keyword options specific to the splitter; :meth:`prepare`
-    runs once per fit (global scaling, caches) and :meth:`find_split` once per
-    node.
+    Parameters are keyword options specific to the splitter, each with an
+    entry in ``_parameter_constraints`` and checked in ``__init__``;
+    :meth:`prepare` runs once per fit (global scaling, caches) and
+    :meth:`find_split` once per node.
     """
 
     name = None
@@ -127,10 +130,16 @@ class Splitter:
     max_node_features = 1
     #: whether the search looks at feature pairs (used to warn about their number).
     searches_pairs = False
+    #: option name -> allowed values (bivtree._validation); its keys are every
+    #: option ``__init__`` takes, and so the valid keys of ``splitter_options``.
+    _parameter_constraints: ClassVar[dict] = {}
+    #: options the estimators fill in from their own parameters of the same name
+    #: (``"feature_names"``: the estimator's ``feature_names_in_``); a key of
+    #: ``splitter_options`` overrides them.
+    estimator_params = ()
 
     def __init__(self, **options):
-        if options:
-            raise TypeError(f"splitter {self.name!r} takes no option(s) {sorted(options)}")
+        check_params(f"the {self.name!r} splitter", options, self._parameter_constraints)
 
     def prepare(self, data):
         """Per-fit preparation; the default does nothing."""

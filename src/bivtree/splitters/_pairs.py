@@ -1,22 +1,25 @@
-"""Turn the winner of a pair-direction search into a stored rule in original units."""
+"""Turn the winner of a pair search into a stored rule in original units."""
 
 import numpy as np
 
+from .._kernels.directions import pair_direction_search
+from .._kernels.pair_scaling import pair_rule_weight
 from .._kernels.scan import scan_rule
-from ._base import BEATS_TOLERANCE, make_split
+from ._base import BEATS_TOLERANCE, candidate_pairs, make_split
 
 
 def rule_in_original_units(j, k, a, b, inv_scale):
-    """Weights ``(1, w)`` of ``x_j + w x_k`` parallel to ``a z_j + b z_k`` (needs ``a != 0``).
+    """Features ``(j, k)`` and weights ``(1, w)`` of ``x_j + w x_k`` parallel to ``a z_j + b z_k``.
 
-    ``z = (x - offset) * inv_scale``, so the direction's coefficients on the raw
-    features are ``a * inv_scale[j]`` and ``b * inv_scale[k]``; dividing by the
-    first makes it 1. A negative divisor only reverses the order of the
-    projected samples, and the threshold is re-scanned afterwards, so the
-    flipped inequality needs no special case.
+    ``z = (x - offset) * inv_scale``; ``w`` is
+    :func:`~bivtree._kernels.pair_scaling.pair_rule_weight`, the expression the
+    direction searches rank directions with (not finite where ``a == 0``). A
+    negative divisor only reverses the order of the projected samples, and the
+    threshold is re-scanned afterwards, so the flipped inequality needs no
+    special case.
     """
     return np.array([j, k], dtype=np.int64), np.array(
-        [1.0, (b * inv_scale[k]) / (a * inv_scale[j])])
+        [1.0, pair_rule_weight(a, b, inv_scale[j], inv_scale[k])])
 
 
 def finish_bivariate(data, samples, univariate, best_pair, pair_j, pair_k, dir_a, dir_b,
@@ -33,15 +36,38 @@ def finish_bivariate(data, samples, univariate, best_pair, pair_j, pair_k, dir_a
         pair_j[best_pair], pair_k[best_pair], dir_a[direction], dir_b[direction], inv_scale)
     if not np.isfinite(weights[1]) or weights[1] == 0.0:
         return univariate
-    proxy, threshold, base = scan_rule(
+    rescan = scan_rule(
         data.X, samples, features, weights, data.labels, data.targets, data.sample_weight,
         data.n_classes, data.criterion, data.min_samples_leaf, data.min_weight_leaf)
-    if not np.isfinite(proxy):
+    if not np.isfinite(rescan.proxy):
         return univariate
-    objective = base - proxy
+    objective = rescan.base - rescan.proxy
     if univariate is not None:
         w_node = float(data.sample_weight[samples].sum())
-        if objective >= univariate.objective - BEATS_TOLERANCE * max(w_node, abs(base)):
+        tolerance = BEATS_TOLERANCE * max(w_node, abs(rescan.base))
+        if objective >= univariate.objective - tolerance:
             return univariate
-    return make_split(features, weights, threshold, objective, kind="bivariate",
+    return make_split(features, weights, rescan.threshold, objective, kind="bivariate",
                       direction=int(direction), **info)
+
+
+def best_direction_split(data, samples, features, univariate, dir_a, dir_b, offset, inv_scale):
+    """The best of ``univariate`` and the directions ``(dir_a, dir_b)`` of every pair.
+
+    The pairs are those of the ``features`` that vary on the scale (``inv_scale
+    > 0``); the winning pair and direction (the lowest pair, then the lowest
+    direction, on ties) goes through :func:`finish_bivariate`.
+    """
+    varying = features[inv_scale[features] > 0]
+    pair_j, pair_k = candidate_pairs(varying)
+    if pair_j.size == 0 or dir_a.size == 0:
+        return univariate
+    search = pair_direction_search(
+        data.X, samples, pair_j, pair_k, dir_a, dir_b, offset, inv_scale, data.labels,
+        data.targets, data.sample_weight, data.n_classes, data.criterion,
+        data.min_samples_leaf, data.min_weight_leaf)
+    best = int(np.argmax(search.proxies))  # first maximum: lowest pair wins ties
+    if not np.isfinite(search.proxies[best]):
+        return univariate
+    return finish_bivariate(data, samples, univariate, best, pair_j, pair_k, dir_a, dir_b,
+                            search.directions[best], inv_scale, n_pairs=int(pair_j.size))

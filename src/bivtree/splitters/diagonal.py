@@ -10,9 +10,8 @@ univariate one. The winning test is transformed back to the original units
 
 import numpy as np
 
-from .._kernels.directions import pair_direction_search
-from ._base import Splitter, candidate_pairs, register
-from ._pairs import finish_bivariate
+from ._base import Splitter, register
+from ._pairs import best_direction_split
 from .univariate import best_univariate_split
 
 _DIR_A = np.array([1.0, 1.0])
@@ -41,17 +40,5 @@ class DiagonalSplitter(Splitter):
     def find_split(self, data, samples, features):
         # no valid univariate cut does not rule out a bivariate one
         univariate = best_univariate_split(data, samples, features)
-        varying = features[self.inv_scale[features] > 0]
-        pair_j, pair_k = candidate_pairs(varying)
-        if pair_j.size == 0:
-            return univariate
-        proxies, directions, _ = pair_direction_search(
-            data.X, samples, pair_j, pair_k, _DIR_A, _DIR_B, self.offset, self.inv_scale,
-            data.labels, data.targets, data.sample_weight, data.n_classes, data.criterion,
-            data.min_samples_leaf, data.min_weight_leaf)
-        best = int(np.argmax(proxies))
-        if not np.isfinite(proxies[best]):
-            return univariate
-        return finish_bivariate(data, samples, univariate, best, pair_j, pair_k, _DIR_A,
-                                _DIR_B, directions[best], self.inv_scale,
-                                n_pairs=int(pair_j.size))
+        return best_direction_split(data, samples, features, univariate, _DIR_A, _DIR_B,
+                                    self.offset, self.inv_scale)

@@ -31,7 +31,7 @@ split only if it beats it (optionally by a relative margin, the variant the
 paper mentions and rejects).
 """
 
-import numbers
+from typing import ClassVar
 
 import numpy as np
 from numba import njit, prange
@@ -39,6 +39,7 @@ from numba import njit, prange
 from .._config import ITYPE, NUMBA_OPTS, SQUARED_ERROR
 from .._kernels.criteria import impurity_of, midpoint_threshold
 from .._kernels.scan import gather_node, scan_values
+from .._validation import Integral, Interval, Real, check_params
 from ._base import Splitter, register
 from ._pairs import finish_bivariate
 from .univariate import best_univariate_split
@@ -400,15 +401,20 @@ class HillClimbSplitter(Splitter):
     name = "hillclimb"
     max_node_features = 2
     searches_pairs = True
+    _parameter_constraints: ClassVar[dict] = {
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        "max_cycles": [Interval(Integral, 1, None, closed="left")],
+        # emptiness and finiteness are checked on the converted array below
+        "gammas": ["array-like"],
+        "min_relative_improvement": [Interval(Real, 0.0, 1.0, closed="left")],
+    }
 
     def __init__(self, tol=1e-3, max_cycles=20, gammas=DEFAULT_GAMMAS,
                  min_relative_improvement=0.0):
-        if (isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not np.isfinite(tol)
-                or tol < 0):
-            raise ValueError(f"tol must be a non-negative finite number, got {tol!r}")
-        if (not isinstance(max_cycles, numbers.Integral) or isinstance(max_cycles, bool)
-                or max_cycles < 1):
-            raise ValueError(f"max_cycles must be a positive integer, got {max_cycles!r}")
+        check_params(f"the {self.name!r} splitter",
+                     {"tol": tol, "max_cycles": max_cycles, "gammas": gammas,
+                      "min_relative_improvement": min_relative_improvement},
+                     self._parameter_constraints)
         try:
             gam = np.asarray(gammas, dtype=np.float64).ravel()
         except (TypeError, ValueError):
@@ -416,13 +422,10 @@ class HillClimbSplitter(Splitter):
         if gam.size == 0 or not np.all(np.isfinite(gam)):
             raise ValueError(f"gammas must be a non-empty sequence of finite numbers, "
                              f"got {gammas!r}")
-        mri = min_relative_improvement
-        if (isinstance(mri, bool) or not isinstance(mri, numbers.Real) or not 0.0 <= mri < 1.0):
-            raise ValueError(f"min_relative_improvement must be in [0, 1), got {mri!r}")
         self.tol = float(tol)
         self.max_cycles = int(max_cycles)
         self.gammas = np.ascontiguousarray(gam)
-        self.min_relative_improvement = float(mri)
+        self.min_relative_improvement = float(min_relative_improvement)
 
     def find_split(self, data, samples, features):
         univariate = best_univariate_split(data, samples, features)

@@ -58,7 +58,7 @@ Where bivtree departs from the paper (see docs/architecture.md):
   still scored on the true classes.
 """
 
-import numbers
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg
@@ -68,6 +68,7 @@ from .._config import ITYPE, NUMBA_OPTS, SQUARED_ERROR
 from .._kernels.criteria import impurity_of, midpoint_threshold, summarize_samples, xlogx
 from .._kernels.scan import gather_node, scan_values
 from .._kernels.traversal import MAX_CATEGORY, partition_samples, project_samples
+from .._validation import Integral, Interval, check_params
 from ..tree import MASK_DTYPE, categories_to_mask
 from ._base import BEATS_TOLERANCE, Splitter, make_split, register
 
@@ -589,25 +590,31 @@ class LDASplitter(Splitter):
 
     name = "lda"
     searches_pairs = False
+    _parameter_constraints: ClassVar[dict] = {
+        "n_split_features": [None, Interval(Integral, 1, 3, closed="both")],
+        "univariate": [{"quick", "exact"}],
+        "gain": [set(GAINS)],
+        "multiclass": [{"samples", "class_means"}],
+        # indices, names or a mask: resolved against the data in prepare
+        "categorical_features": [None, "array-like"],
+        "compare_univariate": ["boolean"],
+        "quick_spread": [{"std", "variance"}],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "feature_names": [None, "array-like"],
+    }
+    estimator_params = ("feature_names",)
 
     def __init__(self, n_split_features=2, univariate="quick", gain="criterion",
                  multiclass="samples", categorical_features=None, compare_univariate=False,
                  quick_spread="std", max_iter=100, feature_names=None):
+        check_params(
+            f"the {self.name!r} splitter",
+            {"n_split_features": n_split_features, "univariate": univariate, "gain": gain,
+             "multiclass": multiclass, "categorical_features": categorical_features,
+             "compare_univariate": compare_univariate, "quick_spread": quick_spread,
+             "max_iter": max_iter, "feature_names": feature_names},
+            self._parameter_constraints)
         s = n_split_features
-        if s is not None and (not isinstance(s, numbers.Integral) or isinstance(s, bool)
-                              or s not in (1, 2, 3)):
-            raise ValueError(f"n_split_features must be 1, 2, 3 or None, got {s!r}")
-        if univariate not in ("quick", "exact"):
-            raise ValueError(f"univariate must be 'quick' or 'exact', got {univariate!r}")
-        if gain not in GAINS:
-            raise ValueError(f"gain must be one of {sorted(GAINS)}, got {gain!r}")
-        if multiclass not in ("samples", "class_means"):
-            raise ValueError(f"multiclass must be 'samples' or 'class_means', got {multiclass!r}")
-        if quick_spread not in ("std", "variance"):
-            raise ValueError(f"quick_spread must be 'std' or 'variance', got {quick_spread!r}")
-        if (not isinstance(max_iter, numbers.Integral) or isinstance(max_iter, bool)
-                or max_iter < 1):
-            raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
         self.n_split_features = None if s is None else int(s)
         self.univariate = univariate
         self.gain = gain

@@ -13,14 +13,18 @@ Axis-aligned directions (t = 0 and t = 90 degrees) are skipped in the pair
 search: they are univariate splits, which the exact univariate search covers.
 """
 
-import numbers
+from typing import ClassVar
 
 import numpy as np
 
-from .._kernels.directions import pair_direction_search
-from ._base import Splitter, candidate_pairs, register
-from ._pairs import finish_bivariate
+from .._kernels.pair_scaling import node_min_max_scaling
+from .._validation import Integral, Interval, check_params
+from ._base import Splitter, register
+from ._pairs import best_direction_split
 from .univariate import best_univariate_split
+
+# the node scaling is a shared kernel now; it stays importable from here, where it is used
+__all__ = ["OrientationSplitter", "node_min_max_scaling", "orientation_directions"]
 
 
 def orientation_directions(n_orientations):
@@ -29,23 +33,6 @@ def orientation_directions(n_orientations):
     a, b = np.cos(angles), np.sin(angles)
     oblique = (np.abs(a) > 1e-12) & (np.abs(b) > 1e-12)
     return np.ascontiguousarray(a[oblique]), np.ascontiguousarray(b[oblique])
-
-
-def node_min_max_scaling(X, samples, features):
-    """Offset and inverse scale mapping each feature to [0, 1] over ``samples``.
-
-    Constant features get inverse scale 0 (they are left out of the pairs).
-    """
-    offset = np.zeros(X.shape[1])
-    inv_scale = np.zeros(X.shape[1])
-    if features.size:
-        cols = X[np.ix_(samples, features)]
-        lo, hi = cols.min(axis=0), cols.max(axis=0)
-        span = hi - lo
-        offset[features] = lo
-        with np.errstate(divide="ignore"):
-            inv_scale[features] = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
-    return offset, inv_scale
 
 
 @register
@@ -62,11 +49,12 @@ class OrientationSplitter(Splitter):
     name = "orientations"
     max_node_features = 2
     searches_pairs = True
+    _parameter_constraints: ClassVar[dict] = {"n_orientations": [Interval(Integral, 1, None, closed="left")]}
+    estimator_params = ("n_orientations",)
 
     def __init__(self, n_orientations=30):
-        if (not isinstance(n_orientations, numbers.Integral) or isinstance(n_orientations, bool)
-                or n_orientations < 1):
-            raise ValueError(f"n_orientations must be a positive integer, got {n_orientations!r}")
+        check_params(f"the {self.name!r} splitter", {"n_orientations": n_orientations},
+                     self._parameter_constraints)
         self.n_orientations = int(n_orientations)
         self.dir_a, self.dir_b = orientation_directions(self.n_orientations)
 
@@ -76,18 +64,6 @@ class OrientationSplitter(Splitter):
         # bivariate one: the pair search runs whatever the univariate result
         if self.dir_a.size == 0:
             return univariate
-        offset, inv_scale = node_min_max_scaling(data.X, samples, features)
-        varying = features[inv_scale[features] > 0]
-        pair_j, pair_k = candidate_pairs(varying)
-        if pair_j.size == 0:
-            return univariate
-        proxies, directions, _ = pair_direction_search(
-            data.X, samples, pair_j, pair_k, self.dir_a, self.dir_b, offset, inv_scale,
-            data.labels, data.targets, data.sample_weight, data.n_classes, data.criterion,
-            data.min_samples_leaf, data.min_weight_leaf)
-        best = int(np.argmax(proxies))  # first maximum: lowest pair wins ties
-        if not np.isfinite(proxies[best]):
-            return univariate
-        return finish_bivariate(data, samples, univariate, best, pair_j, pair_k, self.dir_a,
-                                self.dir_b, directions[best], inv_scale,
-                                n_pairs=int(pair_j.size))
+        scaling = node_min_max_scaling(data.X, samples, features)
+        return best_direction_split(data, samples, features, univariate, self.dir_a,
+                                    self.dir_b, scaling.offset, scaling.inv_scale)

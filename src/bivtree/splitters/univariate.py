@@ -7,6 +7,8 @@ cut, so the result never depends on thread count (scikit-learn instead breaks
 ties by a random feature order).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -15,16 +17,22 @@ from .._kernels.scan import gather_node, scan_values
 from ._base import Splitter, make_split, register
 
 
+class FeatureCuts(NamedTuple):
+    """Best ``proxies`` and ``thresholds`` per candidate feature (proxy ``-inf``: no valid
+    cut), and the node constant ``base`` (``G = base - proxy``)."""
+
+    proxies: np.ndarray
+    thresholds: np.ndarray
+    base: float
+
+
 @njit(parallel=True, **NUMBA_OPTS)
 def univariate_search(X, samples, features, labels, targets, sample_weight, n_classes,
                       criterion, min_samples_leaf, min_weight_leaf):
-    """Best proxy and threshold per candidate feature (proxy ``-inf``: no valid cut).
+    """Best proxy and threshold per candidate feature, as :class:`FeatureCuts`.
 
-    Returns
-    -------
-    proxies, thresholds : float64 (n_candidates,)
-    base : float
-        Node constant with ``G = base - proxy``.
+    The scan reads the raw column: a univariate rule's projection is the
+    feature's value.
     """
     node_labels, node_targets, node_weight, counts, w_total, t_sum, base = gather_node(
         samples, labels, targets, sample_weight, n_classes, criterion)
@@ -39,24 +47,25 @@ def univariate_search(X, samples, features, labels, targets, sample_weight, n_cl
             values[p] = X[samples[p], f]
         left = np.empty(n_classes, dtype=np.float64)
         right = np.empty(n_classes, dtype=np.float64)
-        proxies[c], thresholds[c] = scan_values(
-            values, node_labels, node_targets, node_weight, criterion, counts, w_total,
-            t_sum, min_samples_leaf, min_weight_leaf, left, right)
-    return proxies, thresholds, base
+        cut = scan_values(values, node_labels, node_targets, node_weight, criterion, counts,
+                          w_total, t_sum, min_samples_leaf, min_weight_leaf, left, right)
+        proxies[c] = cut.proxy
+        thresholds[c] = cut.threshold
+    return FeatureCuts(proxies, thresholds, base)
 
 
 def best_univariate_split(data, samples, features):
     """The exact best univariate split, or ``None`` when no feature has a valid cut."""
-    proxies, thresholds, base = univariate_search(
+    cuts = univariate_search(
         data.X, samples, features, data.labels, data.targets, data.sample_weight,
         data.n_classes, data.criterion, data.min_samples_leaf, data.min_weight_leaf)
-    if proxies.size == 0:
+    if cuts.proxies.size == 0:
         return None
-    best = int(np.argmax(proxies))  # first maximum: lowest feature index wins ties
-    if not np.isfinite(proxies[best]):
+    best = int(np.argmax(cuts.proxies))  # first maximum: lowest feature index wins ties
+    if not np.isfinite(cuts.proxies[best]):
         return None
-    return make_split([features[best], -1], [1.0, 0.0], thresholds[best],
-                      base - proxies[best], kind="univariate")
+    return make_split([features[best], -1], [1.0, 0.0], cuts.thresholds[best],
+                      cuts.base - cuts.proxies[best], kind="univariate")
 
 
 @register

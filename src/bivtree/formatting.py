@@ -1,0 +1,277 @@
+"""Numbers, names and node tests as text, shared by every view of a tree.
+
+The text exporters, the rule tables, the Graphviz source and the plots print the
+same tests, numbers, feature names and class labels; they all take them from
+here, so a rule reads the same wherever it appears.
+
+- :func:`format_number`: a number rounded to significant digits, in plain notation;
+- :func:`format_rule` / :func:`format_categories`: a node's test, e.g.
+  ``"x7 + 0.3 * x10 <= -0.1"`` or ``"colour in {1, 3}"``;
+- :func:`ratio_rule` with :func:`feature_signs`: a test through the origin as a ratio;
+- :func:`resolve_feature_names` / :func:`resolve_class_labels`: display names of an
+  estimator's features and classes;
+- :func:`leaf_error`: a node's training error as a leaf, the ``L`` of the views.
+"""
+
+import numpy as np
+
+from .tree import mask_to_categories
+
+__all__ = [
+    "feature_signs",
+    "format_categories",
+    "format_number",
+    "format_rule",
+    "leaf_error",
+    "ratio_rule",
+    "resolve_class_labels",
+    "resolve_feature_names",
+]
+
+
+def format_number(value, decimals):
+    """``value`` rounded to ``decimals`` significant digits (``None``: exact shortest repr).
+
+    Plain positional notation is used for magnitudes a reader meets in data
+    (``13980`` rather than ``1.398e+04``); scientific notation only outside
+    ``[1e-4, 1e15)``.
+
+    Parameters
+    ----------
+    value : float
+    decimals : int or None
+
+    Returns
+    -------
+    str
+    """
+    value = float(value)
+    if decimals is None:
+        return repr(value)
+    if value == 0.0 or not np.isfinite(value):
+        return "0" if value == 0.0 else repr(value)
+    magnitude = abs(value)
+    if not 1e-4 <= magnitude < 1e15:
+        return f"{value:.{decimals}g}"
+    places = decimals - 1 - int(np.floor(np.log10(magnitude)))
+    rounded = round(value, places)
+    text = f"{rounded:.{max(places, 0)}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+#: the test of a categorical node on each branch: the left one holds, the right one fails.
+_SET_OPS = {"<=": "in", ">": "not in", "in": "in", "not in": "not in"}
+
+
+def format_categories(feature_name, categories, op="in"):
+    """A category-set test as text, e.g. ``"colour in {1, 3, 4}"``.
+
+    Parameters
+    ----------
+    feature_name : str
+    categories : sequence of int
+        Category codes of the set.
+    op : {"in", "not in"}
+
+    Returns
+    -------
+    str
+    """
+    return f"{feature_name} {op} {{{', '.join(str(int(c)) for c in categories)}}}"
+
+
+def format_rule(features, weights, threshold, feature_names, decimals=4, op="<=",
+                category_mask=0):
+    """A node test as text, e.g. ``"x7 + 0.3 * x10 <= -0.1"`` or ``"colour in {1, 3}"``.
+
+    Parameters
+    ----------
+    features, weights : sequences
+        Slots of the node; features ``< 0`` are unused.
+    threshold : float
+    feature_names : sequence of str
+    decimals : int or None
+        Significant digits of weights and threshold; ``None`` prints them exactly.
+    op : str
+        Comparison to print (``"<="`` or ``">"``); for a categorical node ``"<="``
+        (the test holds, left branch) prints ``in`` and ``">"`` prints ``not in``.
+    category_mask : int, default=0
+        Nonzero for a categorical node: the set of codes going left (bit ``c``
+        for code ``c``), printed instead of a comparison.
+
+    Returns
+    -------
+    str
+    """
+    if int(category_mask):
+        return format_categories(feature_names[int(features[0])],
+                                 mask_to_categories(category_mask), _SET_OPS[op])
+    terms = []
+    for f, w in zip(features, weights):
+        if f < 0:
+            continue
+        name = feature_names[f]
+        if not terms:
+            terms.append(name if w == 1.0 else f"{format_number(w, decimals)} * {name}")
+            continue
+        sign = "-" if w < 0 else "+"
+        magnitude = format_number(abs(w), decimals)
+        # a unit weight reads "x - y", not "x - 1 * y"
+        terms.append(f"{sign} {name}" if magnitude == "1" else f"{sign} {magnitude} * {name}")
+    return f"{' '.join(terms)} {op} {format_number(threshold, decimals)}"
+
+
+def resolve_feature_names(estimator, feature_names=None):
+    """Display names of a fitted estimator's features.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        Anything with ``n_features_in_`` (and ``feature_names_in_`` after a fit on
+        a DataFrame).
+    feature_names : sequence, default=None
+        Names chosen by the caller; by default ``feature_names_in_``, else
+        ``x0, x1, ...``.
+
+    Returns
+    -------
+    list of str
+        One name per feature.
+    """
+    n = estimator.n_features_in_
+    if feature_names is None:
+        names = getattr(estimator, "feature_names_in_", None)
+        feature_names = list(names) if names is not None else [f"x{i}" for i in range(n)]
+    feature_names = [str(f) for f in feature_names]
+    if len(feature_names) != n:
+        raise ValueError(f"feature_names has {len(feature_names)} names; the tree has {n} "
+                         "features")
+    return feature_names
+
+
+def resolve_class_labels(estimator, class_names=None):
+    """Display names of a fitted classifier's classes (``None`` for a regressor).
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+    class_names : sequence, default=None
+        Names chosen by the caller, one per class of ``classes_``; by default
+        the labels themselves (numpy scalars as Python scalars).
+
+    Returns
+    -------
+    list or None
+    """
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        return None
+    if class_names is None:
+        return [c.item() if isinstance(c, np.generic) else c for c in classes]
+    class_names = list(class_names)
+    if len(class_names) != len(classes):
+        raise ValueError(f"class_names has {len(class_names)} names; the classifier has "
+                         f"{len(classes)} classes")
+    return class_names
+
+
+def feature_signs(X, n_features):
+    """The sign every feature keeps on ``X``, for :func:`ratio_rule`.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) or None
+    n_features : int
+
+    Returns
+    -------
+    (sign, min_abs) or None
+        Per feature, ``sign`` is ``+1`` if every value in ``X`` is > 0, ``-1`` if
+        every value is < 0, else 0, and ``min_abs`` the smallest magnitude;
+        ``None`` without data.
+    """
+    if X is None:
+        return None
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != n_features or X.shape[0] == 0:
+        raise ValueError(f"X has shape {X.shape}; expected (n_samples >= 1, {n_features}) to "
+                         "decide which features keep one sign")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or infinity")
+    signs = np.where(X.min(axis=0) > 0, 1, np.where(X.max(axis=0) < 0, -1, 0))
+    return signs, np.abs(X).min(axis=0)
+
+
+#: a comparison after multiplying both sides by a negative number.
+_FLIP = {"<=": ">=", ">": "<", ">=": "<=", "<": ">"}
+
+
+def ratio_rule(features, weights, threshold, op, feature_names, signs, decimals=4):
+    """A bivariate test through the origin written as a ratio, or ``None``.
+
+    ``x_j + w * x_k <= t`` with ``t`` zero is ``x_j / x_k <= -w`` where ``x_k > 0``
+    (the comparison flips where ``x_k < 0``), e.g. ``waist - 0.5 * height > 0`` reads
+    ``waist / height > 0.5``.
+
+    Parameters
+    ----------
+    features, weights : sequences
+        Slots of the node (first weight 1).
+    threshold : float
+    op : {"<=", ">"}
+    feature_names : sequence of str
+    signs : tuple (sign, min_abs) from data, or None
+        ``sign[k]`` is +1 / -1 when feature ``k`` keeps that sign on the data, 0
+        otherwise; ``min_abs[k]`` its smallest magnitude (see :func:`feature_signs`).
+    decimals : int or None
+        The threshold counts as zero when dropping it moves the projection of every
+        sample by no more than rounding ``w`` to ``decimals`` significant digits
+        would (``|t| <= 0.5 * 10**(1 - decimals) * |w| * min |x_k|``); with
+        ``None`` only an exact zero does.
+
+    Returns
+    -------
+    str or None
+        ``None`` unless the node is bivariate, the denominator keeps one sign on
+        the data and the threshold counts as zero.
+    """
+    used = [(int(f), float(w)) for f, w in zip(features, weights) if f >= 0]
+    if signs is None or len(used) != 2 or used[0][1] != 1.0:
+        return None
+    (j, _), (k, w) = used
+    sign, min_abs = signs
+    if sign[k] == 0 or w == 0.0:
+        return None
+    if decimals is None:
+        negligible = threshold == 0.0
+    else:
+        negligible = abs(threshold) <= 0.5 * 10.0 ** (1 - decimals) * abs(w) * min_abs[k]
+    if not negligible:
+        return None
+    if sign[k] < 0:  # dividing by a negative denominator reverses the comparison
+        op = _FLIP[op]
+    return f"{feature_names[j]} / {feature_names[k]} {op} {format_number(-w, decimals)}"
+
+
+def leaf_error(estimator, tree, node):
+    """Training error of ``node`` as a leaf.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        A classifier (with ``classes_``) or a regressor.
+    tree : Tree
+    node : int
+
+    Returns
+    -------
+    float
+        The weighted number of misclassified samples (classifier), or the mean
+        squared error (regressor).
+    """
+    if getattr(estimator, "classes_", None) is None:
+        return float(tree.impurity[node])
+    value = tree.value[node]
+    return float(tree.weighted_n_node_samples[node] - value.max())

@@ -1,0 +1,550 @@
+"""Fitted estimators as JSON: a versioned schema that loads without executing code.
+
+- :func:`to_json` / :func:`from_json`: an estimator as JSON text and back;
+- :func:`save_model` / :func:`load_model`: the same through a file;
+- :func:`register_model`: the class decorator that lets an estimator class be saved
+  and loaded. Every bivtree estimator class registers itself where it is defined,
+  so this module imports none of them.
+
+The layout, and what a reader checks, is described in docs/model-format.md. The
+checks of a model file's top-level fields are the table ``_MODEL_FIELDS``; the
+tree's own arrays are checked by :meth:`Tree.from_dict` and :func:`_check_tree_dict`.
+"""
+
+import json
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.utils.validation import check_is_fitted
+
+from ._version import __version__
+from .tree import TREE_FORMAT_VERSION, TREE_FORMAT_VERSIONS_READ, Tree
+
+__all__ = [
+    "MODEL_FORMAT",
+    "MODEL_FORMAT_VERSION",
+    "from_json",
+    "load_model",
+    "register_model",
+    "save_model",
+    "to_json",
+]
+
+#: ``format`` tag of a saved estimator (see docs/model-format.md).
+MODEL_FORMAT = "bivtree.model"
+#: version of the estimator-level JSON layout written by :func:`to_json` (2: the tree
+#: is a version 2 tree, with categorical nodes).
+MODEL_FORMAT_VERSION = 2
+#: model versions :func:`from_json` reads, each with the tree version it holds.
+_TREE_VERSION_OF_MODEL = {1: 1, 2: TREE_FORMAT_VERSION}
+#: numpy dtype kinds a saved ``classes_`` may have: bool, integers, floats, strings.
+_CLASS_KINDS = {"b": bool, "i": int, "u": int, "f": float, "U": str, "O": str}
+
+#: estimator classes that models may hold, by class name (the ``estimator`` field).
+_MODEL_CLASSES = {}
+
+
+def register_model(cls):
+    """Class decorator: instances of ``cls`` can be saved, and files naming it loaded.
+
+    A model file names its estimator class by ``cls.__name__``; only registered
+    classes are written or rebuilt, so a file cannot make the reader construct
+    anything else.
+
+    Parameters
+    ----------
+    cls : type
+        A scikit-learn style estimator class whose fitted instances have ``tree_``,
+        ``n_features_in_``, ``max_features_`` and ``feature_importances_``.
+
+    Returns
+    -------
+    cls
+        The class itself, unchanged.
+    """
+    known = _MODEL_CLASSES.get(cls.__name__)
+    # the same class seen again (a module reloaded) replaces itself; another class of
+    # the same name would make the files of both ambiguous
+    if known is not None and (known.__module__, known.__qualname__) != (
+            cls.__module__, cls.__qualname__):
+        raise ValueError(f"another model class is already registered as {cls.__name__!r}: "
+                         f"{known.__module__}.{known.__qualname__}")
+    _MODEL_CLASSES[cls.__name__] = cls
+    return cls
+
+
+def _parameter_names(cls):
+    return set(cls().get_params(deep=False))
+
+
+def _is_int(value):
+    """A JSON integer (``bool`` is an ``int`` in Python but not in a model file)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# ============================================================================ writing
+def _plain(value):
+    """A numpy scalar as the Python scalar ``json`` writes."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _encode_param(value):
+    """JSON form of a parameter value; raises TypeError when there is none."""
+    value = _plain(value)
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not np.isfinite(value):
+            raise TypeError("non-finite number")
+        return value
+    if isinstance(value, dict):
+        # JSON object keys are strings; pairs keep int class labels as ints
+        return {"dict": [[_encode_param(k), _encode_param(v)] for k, v in value.items()]}
+    if isinstance(value, (list, tuple)):  # e.g. splitter options; a tuple comes back a list
+        return [_encode_param(v) for v in value]
+    raise TypeError(f"a {type(value).__name__}")
+
+
+def _decode_param(name, value):
+    if value is None or isinstance(value, (bool, str, int, float)):
+        return value
+    if isinstance(value, list):
+        return [_decode_param(name, v) for v in value]
+    if isinstance(value, dict) and set(value) == {"dict"} and isinstance(value["dict"], list):
+        out = {}
+        for pair in value["dict"]:
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise ValueError(f"parameter {name!r}: dictionary entries must be "
+                                 "[key, value] pairs")
+            key = _decode_param(name, pair[0])
+            if isinstance(key, (dict, list)):
+                raise ValueError(  # noqa: TRY004
+                    f"parameter {name!r}: a dictionary key must be a number, string, "
+                    "boolean or null")
+            out[key] = _decode_param(name, pair[1])
+        return out
+    raise ValueError(f"parameter {name!r} has an unsupported value {value!r}")
+
+
+def _model_dict(estimator, metadata=None):
+    """The JSON-safe dictionary written by :func:`to_json`."""
+    check_is_fitted(estimator, "tree_")
+    name = type(estimator).__name__
+    if _MODEL_CLASSES.get(name) is not type(estimator):
+        raise ValueError(f"cannot save a {name}; JSON models hold {sorted(_MODEL_CLASSES)}")
+    params, not_saved = {}, []
+    for key, value in sorted(estimator.get_params(deep=False).items()):
+        try:
+            params[key] = _encode_param(value)
+        except TypeError:
+            # e.g. a RandomState: it does not affect predictions, so the model is
+            # still saved, and the parameter comes back as None
+            params[key] = None
+            not_saved.append(key)
+    names = getattr(estimator, "feature_names_in_", None)
+    out = {
+        "format": MODEL_FORMAT,
+        "version": MODEL_FORMAT_VERSION,
+        "bivtree_version": __version__,
+        "estimator": name,
+        "params": params,
+        "n_features_in": int(estimator.n_features_in_),
+        "feature_names_in": None if names is None else [str(f) for f in names],
+        "max_features": int(estimator.max_features_),
+        "feature_importances": [float(v) for v in estimator.feature_importances_],
+        "tree": estimator.tree_.to_dict(),
+    }
+    if hasattr(estimator, "classes_"):
+        cls_arr = np.asarray(estimator.classes_)
+        kind = cls_arr.dtype.kind
+        if kind not in _CLASS_KINDS or (kind == "O" and not all(isinstance(c, str)
+                                                                 for c in cls_arr)):
+            raise ValueError(f"cannot save class labels of dtype {cls_arr.dtype}; JSON models "
+                             "hold bool, integer, float or string labels")
+        out["classes"] = {"dtype": cls_arr.dtype.str,
+                          "values": [_plain(c) for c in cls_arr.tolist()]}
+    if hasattr(estimator, "fit_time_"):
+        out["fit_time"] = float(estimator.fit_time_)
+    if not_saved:
+        out["params_not_saved"] = not_saved
+    if metadata is not None:
+        out["metadata"] = _check_metadata(metadata)
+    return out
+
+
+def _check_metadata(metadata):
+    if not isinstance(metadata, dict) or not all(isinstance(k, str) for k in metadata):
+        raise ValueError("metadata must be a dictionary with string keys")
+    for key, value in metadata.items():
+        if not (value is None or isinstance(value, (str, int, float, bool))):
+            raise ValueError(f"metadata {key!r} must be a string, number, boolean or null, "
+                             f"got {type(value).__name__}")
+    return dict(metadata)
+
+
+def to_json(estimator, *, indent=None, metadata=None):
+    """A fitted estimator as JSON text (versioned schema, docs/model-format.md).
+
+    Unlike pickle, loading the text back with :func:`from_json` executes no code,
+    and the predictions are bit for bit the same: every float is written with the
+    shortest representation that reads back to the same double.
+
+    Parameters
+    ----------
+    estimator : BivariateTreeClassifier or BivariateTreeRegressor
+        A fitted estimator.
+    indent : int, default=None
+        Pretty-print with this indentation.
+    metadata : dict, default=None
+        Free-form information to keep with the model (string keys; strings,
+        numbers, booleans or null as values), e.g. the target column.
+
+    Returns
+    -------
+    str
+    """
+    return json.dumps(_model_dict(estimator, metadata), indent=indent, allow_nan=False)
+
+
+# ============================================================================ reading
+def _reject_constant(name):
+    raise ValueError(f"the model file contains {name}, which is not valid JSON")
+
+
+def _check_tree_dict(tree_dict):
+    """Invariants a stored tree must satisfy beyond :meth:`Tree.from_dict`'s checks.
+
+    A cycle in the child ids would make prediction loop forever and an unused
+    slot before a used one would be skipped silently, so both are rejected here.
+    """
+    if not isinstance(tree_dict, dict):
+        raise ValueError("model 'tree' must be a dictionary")  # noqa: TRY004
+    for name in ("children_left", "children_right", "features", "n_node_samples"):
+        try:
+            arr = np.asarray(tree_dict.get(name), dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"tree array {name!r} is not numeric") from None
+        if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))
+                         or np.abs(arr).max() > 2.0 ** 53):
+            raise ValueError(f"tree array {name!r} must hold integers")
+    n_features = tree_dict.get("n_features")
+    if not (_is_int(n_features) and n_features > 0):
+        raise ValueError("tree 'n_features' must be a positive integer")
+    tree = Tree.from_dict(tree_dict)
+    internal = np.flatnonzero(~tree.is_leaf)
+    if 2 * internal.size != tree.node_count - 1:
+        raise ValueError("tree arrays do not describe one binary tree (every node but the "
+                         "root needs exactly one parent)")
+    if np.any(tree.children_left[internal] <= internal) or np.any(
+            tree.children_right[internal] <= internal):
+        raise ValueError("tree child ids must be larger than their parent's id")
+    used = tree.features >= 0
+    if np.any(used[:, 1:] & ~used[:, :-1]):
+        raise ValueError("tree feature slots must be filled from the first one")
+    if np.any(tree.weights[~used] != 0.0) or not np.all(np.isfinite(tree.weights)):
+        raise ValueError("tree weights must be finite, and 0 in unused slots")
+    if np.any(used[tree.is_leaf]):
+        raise ValueError("tree leaves must not test features")
+    for name in ("impurity", "weighted_n_node_samples", "value"):
+        if not np.all(np.isfinite(getattr(tree, name))):
+            raise ValueError(f"tree array {name!r} holds NaN or infinity")
+    if np.any(tree.n_node_samples < 0) or np.any(tree.weighted_n_node_samples < 0):
+        raise ValueError("tree sample counts must be non-negative")
+    return tree
+
+
+def _check_classes(spec):
+    if not (isinstance(spec, dict) and set(spec) == {"dtype", "values"}
+            and isinstance(spec["values"], list) and isinstance(spec["dtype"], str)):
+        raise ValueError("model 'classes' must be {'dtype': str, 'values': list}")
+    try:
+        dtype = np.dtype(spec["dtype"])
+    except (TypeError, ValueError):
+        raise ValueError(f"model classes have an unknown dtype {spec['dtype']!r}") from None
+    kind = _CLASS_KINDS.get(dtype.kind)
+    values = spec["values"]
+    if kind is None:
+        raise ValueError(f"model classes have an unsupported dtype {spec['dtype']!r}")
+    ok = {bool: lambda v: isinstance(v, bool),
+          int: _is_int,
+          float: _is_number,
+          str: lambda v: isinstance(v, str)}[kind]
+    if len(values) < 2 or not all(ok(v) for v in values):
+        raise ValueError(f"model classes must be at least two {kind.__name__} values "
+                         f"matching dtype {spec['dtype']!r}")
+    classes = np.array(values, dtype=dtype)
+    if classes.shape != (len(values),) or classes.tolist() != values:
+        raise ValueError(f"model classes do not fit dtype {spec['dtype']!r}")
+    if list(np.unique(classes)) != list(classes):
+        raise ValueError("model classes must be distinct and sorted (as np.unique returns them)")
+    return classes
+
+
+# The ``then`` steps of the field table: each gets a field's value and the fields
+# checked before it (by name, as those steps returned them) and returns what the
+# estimator is rebuilt from, raising a ValueError that names the problem.
+def _registered_class(name, model):
+    cls = _MODEL_CLASSES.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise ValueError(f"model estimator {name!r} is not one of {sorted(_MODEL_CLASSES)}")
+    return cls
+
+
+def _estimator_from_params(params, model):
+    """An unfitted estimator of the model's class with the saved parameters."""
+    cls = model["estimator"]
+    expected = _parameter_names(cls)
+    if set(params) != expected:
+        raise ValueError(f"model params do not match {cls.__name__}: missing "
+                         f"{sorted(expected - set(params))}, unknown "
+                         f"{sorted(set(params) - expected)}")
+    estimator = cls(**{k: _decode_param(k, v) for k, v in params.items()})
+    # the one parameter prediction uses; the others are checked by fit when refitting
+    n_jobs = estimator.n_jobs
+    if not (n_jobs is None or _is_int(n_jobs)):
+        raise ValueError(f"model parameter 'n_jobs' must be null or an integer, got {n_jobs!r}")
+    return estimator
+
+
+def _tree_of_model(tree_dict, model):
+    version, n_features = model["version"], model["n_features_in"]
+    tree_version = tree_dict.get("version") if isinstance(tree_dict, dict) else None
+    # an unknown tree version is reported by Tree.from_dict; a known one must match
+    if (tree_version in TREE_FORMAT_VERSIONS_READ and not isinstance(tree_version, bool)
+            and tree_version != _TREE_VERSION_OF_MODEL[version]):
+        raise ValueError(f"model format version {version} holds a tree of version "
+                         f"{_TREE_VERSION_OF_MODEL[version]}, not {tree_version!r}")
+    tree = _check_tree_dict(tree_dict)
+    if tree.n_features != n_features:
+        raise ValueError(f"model tree has {tree.n_features} features but n_features_in is "
+                         f"{n_features}")
+    return tree
+
+
+def _distinct_names(names, model):
+    if names is not None and len(set(names)) != len(names):
+        raise ValueError("model 'feature_names_in' has duplicate names")
+    return names
+
+
+def _finite_importances(importances, model):
+    importances = np.asarray(importances, dtype=float)
+    if not np.all(np.isfinite(importances)):
+        raise ValueError("model 'feature_importances' holds NaN or infinity")
+    return importances
+
+
+#: ``default`` of ``classes``, which a classifier needs and a regressor must not have.
+_ABSENT = object()
+
+
+def _classes_of_model(spec, model):
+    """The class labels of a classifier, checked against its tree; ``None`` for a regressor."""
+    tree = model["tree"]
+    if not is_classifier(model["params"]):
+        if spec is not _ABSENT:
+            raise ValueError("a regressor model has no 'classes'")
+        if tree.value.shape[1] != 1:
+            raise ValueError("model tree of a regressor must hold one value per node")
+        return None
+    if spec is _ABSENT:
+        raise ValueError("a classifier model needs 'classes'")
+    classes = _check_classes(spec)
+    if tree.value.shape[1] != classes.shape[0]:
+        raise ValueError(f"model tree holds {tree.value.shape[1]} class counts per node "
+                         f"but {classes.shape[0]} classes")
+    if np.any(tree.value < 0):
+        raise ValueError("model tree class counts must be non-negative")
+    return classes
+
+
+def _metadata_of_model(metadata, model):
+    return None if metadata is None else _check_metadata(metadata)
+
+
+class _Field(NamedTuple):
+    """One top-level field of a model file and how a reader checks it.
+
+    Attributes
+    ----------
+    name : str
+    required : bool
+        Whether every model file has the field (``classes``, needed by classifiers
+        only, is checked by its ``then`` step).
+    accepts : callable (value, model) -> bool, or None
+        The type and range check of the value; ``model`` holds the fields checked
+        before this one.
+    error : str or None
+        The message when ``accepts`` fails, formatted with ``value`` and the fields
+        checked before this one.
+    then : callable (value, model) -> object, or None
+        Checks that need more than one yes or no (they raise their own messages),
+        returning what the estimator is rebuilt from: the class for ``estimator``,
+        an unfitted estimator for ``params``, a :class:`Tree` for ``tree``.
+        ``None`` keeps the value.
+    default : object
+        The value of an optional field the file leaves out.
+    """
+
+    name: str
+    required: bool
+    accepts: Callable[[Any, dict], bool] | None = None
+    error: str | None = None
+    then: Callable[[Any, dict], Any] | None = None
+    default: Any = None
+
+
+_NOT_A_MODEL = f"not a bivtree model (missing format {MODEL_FORMAT!r})"
+#: format and version come first: a file of another kind or version says so, rather
+#: than that it lacks fields.
+_HEADER_FIELDS = (
+    _Field("format", True, lambda value, model: value == MODEL_FORMAT, _NOT_A_MODEL),
+    _Field("version", True,
+           lambda value, model: _is_int(value) and value in _TREE_VERSION_OF_MODEL,
+           "unsupported model format version {value!r}; this bivtree reads versions "
+           f"{sorted(_TREE_VERSION_OF_MODEL)}"),
+)
+#: every top-level field of a model file, in the order they are checked (a field's
+#: checks may use the fields before it).
+_MODEL_FIELDS = (
+    *_HEADER_FIELDS,
+    _Field("bivtree_version", False),  # informative only
+    _Field("estimator", True, then=_registered_class),
+    _Field("params", True, lambda value, model: isinstance(value, dict),
+           "model 'params' must be a dictionary", _estimator_from_params),
+    _Field("n_features_in", True, lambda value, model: _is_int(value) and value > 0,
+           "model 'n_features_in' must be a positive integer"),
+    _Field("tree", True, then=_tree_of_model),
+    _Field("feature_names_in", True,
+           lambda value, model: value is None or (
+               isinstance(value, list) and len(value) == model["n_features_in"]
+               and all(isinstance(f, str) for f in value)),
+           "model 'feature_names_in' must be null or {n_features_in} strings",
+           _distinct_names),
+    _Field("max_features", True,
+           lambda value, model: _is_int(value) and 1 <= value <= model["n_features_in"],
+           "model 'max_features' must be an integer in [1, {n_features_in}]"),
+    _Field("feature_importances", True,
+           lambda value, model: isinstance(value, list) and len(value) == model[
+               "n_features_in"] and all(_is_number(v) for v in value),
+           "model 'feature_importances' must be {n_features_in} numbers", _finite_importances),
+    _Field("classes", False, then=_classes_of_model, default=_ABSENT),
+    _Field("fit_time", False, lambda value, model: _is_number(value),
+           "model 'fit_time' must be a number", default=0.0),
+    _Field("params_not_saved", False,
+           lambda value, model: isinstance(value, list) and all(
+               isinstance(p, str) and p in _parameter_names(model["estimator"])
+               for p in value),
+           "model 'params_not_saved' must list parameter names", default=[]),
+    _Field("metadata", False, then=_metadata_of_model),
+)
+
+
+def _checked_field(field, data, model):
+    """The value of ``field`` in ``data`` after its checks (or its default when absent)."""
+    value = data.get(field.name, field.default)
+    if field.accepts is not None and not field.accepts(value, model):
+        raise ValueError(field.error.format(value=value, **model))
+    return value if field.then is None else field.then(value, model)
+
+
+def _model_from_dict(data):
+    """Rebuild and validate an estimator from the dictionary form; returns (estimator, metadata)."""
+    if not isinstance(data, dict):
+        raise ValueError(_NOT_A_MODEL)  # noqa: TRY004
+    model = {}
+    for field in _HEADER_FIELDS:
+        model[field.name] = _checked_field(field, data, model)
+    missing = [field.name for field in _MODEL_FIELDS if field.required and field.name not in data]
+    if missing:
+        raise ValueError(f"model lacks {missing}")
+    unknown = sorted(set(data) - {field.name for field in _MODEL_FIELDS})
+    if unknown:
+        raise ValueError(f"model has unknown field(s) {unknown}")
+    for field in _MODEL_FIELDS[len(_HEADER_FIELDS):]:
+        model[field.name] = _checked_field(field, data, model)
+
+    estimator = model["params"]
+    if model["classes"] is not None:
+        estimator.classes_ = model["classes"]
+        estimator.n_classes_ = int(model["classes"].shape[0])
+    estimator.tree_ = model["tree"]
+    estimator.n_features_in_ = model["n_features_in"]
+    if model["feature_names_in"] is not None:
+        estimator.feature_names_in_ = np.asarray(model["feature_names_in"], dtype=object)
+    estimator.n_outputs_ = 1
+    estimator.max_features_ = model["max_features"]
+    estimator.feature_importances_ = model["feature_importances"]
+    estimator.fit_time_ = float(model["fit_time"])
+    return estimator, model["metadata"]
+
+
+def from_json(text, *, return_metadata=False):
+    """Rebuild an estimator written by :func:`to_json`.
+
+    The text is parsed as plain JSON and checked field by field (format tag,
+    version, estimator class, parameter names, class labels, every tree array
+    and the tree's shape); anything malformed or inconsistent raises a
+    ValueError that names the problem. No code from the file is executed.
+
+    Parameters
+    ----------
+    text : str or bytes
+    return_metadata : bool, default=False
+        Also return the ``metadata`` dictionary stored with the model (or None).
+
+    Returns
+    -------
+    estimator : BivariateTreeClassifier or BivariateTreeRegressor
+    metadata : dict or None
+        Only with ``return_metadata=True``.
+    """
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the model is not valid JSON: {exc}") from None
+    estimator, metadata = _model_from_dict(data)
+    return (estimator, metadata) if return_metadata else estimator
+
+
+def save_model(estimator, path, *, metadata=None):
+    """Write a fitted estimator to ``path`` as JSON (see :func:`to_json`).
+
+    Parameters
+    ----------
+    estimator : BivariateTreeClassifier or BivariateTreeRegressor
+    path : str or path-like
+    metadata : dict, default=None
+        Free-form information to keep with the model.
+    """
+    text = to_json(estimator, indent=1, metadata=metadata)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text + "\n")
+
+
+def load_model(path, *, return_metadata=False):
+    """Read an estimator written by :func:`save_model` (see :func:`from_json`).
+
+    Parameters
+    ----------
+    path : str or path-like
+    return_metadata : bool, default=False
+
+    Returns
+    -------
+    estimator, or (estimator, metadata)
+    """
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    try:
+        return from_json(text, return_metadata=return_metadata)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
