@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import naive
 from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
@@ -197,14 +196,6 @@ def test_never_worse_than_univariate_and_rule_routes_as_scored(seed, n, d, crite
         assert split.objective < uni_ref
 
 
-def test_same_tree_for_any_thread_count():
-    X, y = bioch_data(300, seed=5)
-    y = np.where(X[:, 2] > 0.8, 2, y)
-    one = BivariateTreeClassifier(splitter="hillclimb", n_jobs=1).fit(X, y)
-    two = BivariateTreeClassifier(splitter="hillclimb", n_jobs=2).fit(X, y)
-    assert one.tree_ == two.tree_
-
-
 def test_regression_and_relative_margin():
     rng = np.random.default_rng(6)
     X = rng.normal(size=(150, 3))
@@ -236,8 +227,3 @@ def test_bad_options_are_named(options, message):
     X, y = bioch_data(30, seed=0)
     with pytest.raises(ValueError, match=message):
         BivariateTreeClassifier(splitter="hillclimb", splitter_options=options).fit(X, y)
-
-
-@parametrize_with_checks([BivariateTreeClassifier(splitter="hillclimb", max_depth=4)])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

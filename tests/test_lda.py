@@ -9,7 +9,7 @@ from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import naive
-from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
+from bivtree import BivariateTreeClassifier
 from bivtree._config import CLASSIFICATION_CRITERIA
 from bivtree.splitters import SplitData, get_splitter
 from bivtree.splitters.lda import (
@@ -368,19 +368,13 @@ def test_any_split_is_valid_and_routes_as_scored(seed, n, d, n_classes, s, gain,
     assert_routes_as_scored(split, X, y, w)
 
 
-def test_same_tree_for_any_thread_count():
+def test_same_tree_for_any_thread_count_with_options():
+    # default options: tests/test_splitter_contract.py
     X, y = three_classes(seed=13)
-    opts = {"n_split_features": 1, "univariate": "exact"}
-    for options in ({}, opts):
-        one = BivariateTreeClassifier(splitter="lda", splitter_options=options, n_jobs=1)
-        two = BivariateTreeClassifier(splitter="lda", splitter_options=options, n_jobs=2)
-        assert one.fit(X, y).tree_ == two.fit(X, y).tree_
-
-
-def test_regression_is_refused():
-    X, y = two_gaussians()
-    with pytest.raises(ValueError, match="lda"):
-        BivariateTreeRegressor(splitter="lda").fit(X, y.astype(float))
+    options = {"n_split_features": 1, "univariate": "exact"}
+    one = BivariateTreeClassifier(splitter="lda", splitter_options=options, n_jobs=1)
+    two = BivariateTreeClassifier(splitter="lda", splitter_options=options, n_jobs=2)
+    assert one.fit(X, y).tree_ == two.fit(X, y).tree_
 
 
 @pytest.mark.parametrize("options, message", [
@@ -402,8 +396,8 @@ def test_bad_options_are_named(options, message):
 
 
 @parametrize_with_checks([
-    BivariateTreeClassifier(splitter="lda", max_depth=4),
     BivariateTreeClassifier(splitter="lda", splitter_options={"n_split_features": 1}),
 ])
-def test_sklearn_compatible(estimator, check):
+def test_sklearn_compatible_with_options(estimator, check):
+    # default options: tests/test_splitter_contract.py
     check(estimator)

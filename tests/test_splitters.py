@@ -439,44 +439,6 @@ def _estimator(criterion, **params):
     return BivariateTreeClassifier(criterion=criterion, **params)
 
 
-@settings(max_examples=60, **HYPOTHESIS)
-@given(p=problems(), splitter=st.sampled_from(SPLITTERS),
-       max_depth=st.sampled_from([1, 3, None]), max_leaf_nodes=st.sampled_from([None, 5]))
-def test_fitted_tree_routes_training_samples_as_grown(p, splitter, max_depth,
-                                                      max_leaf_nodes):
-    X, y, w = np.ascontiguousarray(p["X"]), p["y"], p["w"]
-    assume(p["criterion"] == "squared_error" or np.unique(y).size >= 2)
-    est = _estimator(p["criterion"], splitter=splitter, n_orientations=6,
-                     max_depth=max_depth, max_leaf_nodes=max_leaf_nodes,
-                     min_samples_leaf=p["min_samples_leaf"])
-    est.fit(X, y, sample_weight=w)
-    tree = est.tree_
-    positive = w > 0
-    paths = est.decision_path(X[positive])
-    # every node holds exactly the positive-weight samples routed to it
-    np.testing.assert_array_equal(np.asarray(paths.sum(axis=0)).ravel(), tree.n_node_samples)
-    np.testing.assert_allclose(paths.T @ w[positive], tree.weighted_n_node_samples,
-                               rtol=1e-12, atol=1e-12)
-    leaves = est.apply(X[positive])
-    assert np.all(tree.is_leaf[leaves])
-    np.testing.assert_array_equal(leaves, tree.apply(X[positive]))
-    rows = paths.tocsr()
-    np.testing.assert_array_equal(
-        leaves, [rows.indices[rows.indptr[i + 1] - 1] for i in range(rows.shape[0])])
-    # leaves respect min_samples_leaf; stored values are the leaves' statistics
-    assert tree.n_node_samples[tree.is_leaf].min() >= min(p["min_samples_leaf"],
-                                                          positive.sum())
-    for leaf in np.unique(leaves):
-        at = leaves == leaf
-        if p["criterion"] == "squared_error":
-            mean = np.average(y[positive][at], weights=w[positive][at])
-            assert tree.value[leaf, 0] == pytest.approx(mean, rel=1e-9, abs=1e-9)
-        else:
-            counts = np.bincount(np.searchsorted(est.classes_, y[positive][at]),
-                                 weights=w[positive][at], minlength=est.n_classes_)
-            np.testing.assert_allclose(tree.value[leaf], counts, rtol=1e-12, atol=1e-12)
-
-
 @settings(max_examples=30, **HYPOTHESIS)
 @given(p=problems(), splitter=st.sampled_from(SPLITTERS))
 def test_zero_weight_samples_change_nothing(p, splitter):
@@ -511,37 +473,7 @@ def test_diagonal_scaling_ignores_zero_weight_samples():
     assert a.tree_ == b.tree_
 
 
-@pytest.mark.parametrize("splitter", SPLITTERS)
-def test_one_and_two_threads_give_identical_trees(splitter):
-    X, y = float32_data(7, 400, 6, "classification", n_classes=3)
-    w = np.random.default_rng(7).integers(0, 3, len(y)).astype(float)
-    kw = {"splitter": splitter, "n_orientations": 12}
-    a = BivariateTreeClassifier(n_jobs=1, **kw).fit(X, y, sample_weight=w)
-    b = BivariateTreeClassifier(n_jobs=2, **kw).fit(X, y, sample_weight=w)
-    assert a.tree_ == b.tree_
-    Xr, yr = float32_data(8, 300, 5, "regression")
-    a = BivariateTreeRegressor(n_jobs=1, max_leaf_nodes=20, **kw).fit(Xr, yr)
-    b = BivariateTreeRegressor(n_jobs=2, max_leaf_nodes=20, **kw).fit(Xr, yr)
-    assert a.tree_ == b.tree_
-
-
 # ===================================================================== serialization
-@pytest.mark.parametrize("splitter", SPLITTERS)
-def test_tree_dict_and_json_round_trip(splitter):
-    X, y = float32_data(3, 300, 4, "classification")
-    est = BivariateTreeClassifier(splitter=splitter, max_depth=6).fit(X, y)
-    tree = est.tree_
-    X_new = np.random.default_rng(0).normal(size=(500, 4)) * 5
-    for copy in (Tree.from_dict(tree.to_dict()), Tree.from_json(tree.to_json()),
-                 Tree.from_dict(json.loads(json.dumps(tree.to_dict())))):
-        assert copy == tree and copy is not tree
-        np.testing.assert_array_equal(copy.apply(X_new), tree.apply(X_new))
-        np.testing.assert_array_equal(copy.predict(X_new), tree.predict(X_new))
-        np.testing.assert_array_equal(copy.threshold, tree.threshold)  # bit for bit
-    if splitter != "univariate":
-        assert np.any(tree.n_node_features == 2)  # a real bivariate tree was checked
-
-
 def _malformed(good):
     def edit(**changes):
         d = json.loads(json.dumps(good))

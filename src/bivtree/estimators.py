@@ -380,6 +380,13 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         ``feature_names_in_``); a key of ``splitter_options`` overrides them.
         """
         cls = SPLITTERS[self.splitter]
+        task = "classification" if self._is_classifier() else "regression"
+        if task not in cls.tasks:
+            estimator = "BivariateTreeClassifier" if cls.tasks == ("classification",) else (
+                "BivariateTreeRegressor")
+            raise ValueError(f"the {self.splitter!r} splitter grows trees for "
+                             f"{' and '.join(cls.tasks)} only, not {task}: use it with "
+                             f"{estimator}")
         options = dict(self.splitter_options or {})
         reject_unknown(options, cls._parameter_constraints, what="splitter_options key",
                        owner=f"the {self.splitter!r} splitter")

@@ -130,6 +130,8 @@ class Splitter:
     max_node_features = 1
     #: whether the search looks at feature pairs (used to warn about their number).
     searches_pairs = False
+    #: the estimators it grows trees for: ``"classification"``, ``"regression"``.
+    tasks = ("classification", "regression")
     #: option name -> allowed values (bivtree._validation); its keys are every
     #: option ``__init__`` takes, and so the valid keys of ``splitter_options``.
     _parameter_constraints: ClassVar[dict] = {}

@@ -64,7 +64,7 @@ import numpy as np
 import scipy.linalg
 from numba import njit, prange
 
-from .._config import ITYPE, NUMBA_OPTS, SQUARED_ERROR
+from .._config import ITYPE, NUMBA_OPTS
 from .._kernels.criteria import impurity_of, midpoint_threshold, summarize_samples, xlogx
 from .._kernels.scan import gather_node, scan_values
 from .._kernels.traversal import MAX_CATEGORY, partition_samples, project_samples
@@ -590,6 +590,8 @@ class LDASplitter(Splitter):
 
     name = "lda"
     searches_pairs = False
+    # the discriminant needs class labels
+    tasks = ("classification",)
     _parameter_constraints: ClassVar[dict] = {
         "n_split_features": [None, Interval(Integral, 1, 3, closed="both")],
         "univariate": [{"quick", "exact"}],
@@ -630,9 +632,6 @@ class LDASplitter(Splitter):
 
     # ----------------------------------------------------------------- set-up
     def prepare(self, data):
-        if data.criterion == SQUARED_ERROR or data.n_classes < 2:
-            raise ValueError("the 'lda' splitter (MUST) needs class labels: use it with "
-                             "BivariateTreeClassifier")
         self.categorical_ = _resolve_categorical(self.categorical_features, data.n_features,
                                                  self.feature_names)
         _check_category_codes(data.X, self.categorical_, self.feature_names)
