@@ -271,7 +271,7 @@ def test_dict_json_pickle_and_copy_keep_the_sets():
         np.testing.assert_array_equal(again.apply(X), tree.apply(X))
     assert tree.to_dict()["version"] == 2
     other = tree.copy()
-    other.category_mask[0] ^= 1 << 6
+    other.category_mask[0] ^= np.uint64(1 << 6)
     assert other != tree
     # all 64 bits survive JSON
     big = random_tree(np.random.default_rng(1), 2, 3)

@@ -77,6 +77,19 @@ def _check_numeric_frame(X):
             "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
 
 
+def _positive_samples(sample_weight):
+    """Indices of the samples of positive weight; a ValueError when there is none.
+
+    The message is bivtree's own on every scikit-learn version (newer ones
+    reject all-zero weights themselves, older ones do not).
+    """
+    positive = np.flatnonzero(sample_weight > 0)
+    if positive.size == 0:
+        raise ValueError("sample_weight has no non-zero entry (every sample weighs 0); "
+                         "nothing to fit")
+    return positive
+
+
 def _align_split_info(grown, tree, info):
     """Per node of ``tree`` (``grown`` or a pruned subtree of it), the splitter's info dict.
 
@@ -131,6 +144,7 @@ class FittedTreeMixin:
                                              ensure_non_negative=True)
         if not np.all(np.isfinite(sample_weight)):
             raise ValueError("sample_weight contains NaN or infinity")
+        _positive_samples(sample_weight)
         return X, y, sample_weight
 
     def _encode_classes(self, y, sample_weight):
@@ -413,9 +427,8 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         criterion = self._criterion_code()
         splitter = self._make_splitter()
         n_samples, n_features = X.shape
-        positive = np.flatnonzero(sample_weight > 0)
-        if positive.size == 0:
-            raise ValueError("sample_weight is zero for every sample; nothing to fit")
+        # class weights may have zeroed what the data check let through
+        positive = _positive_samples(sample_weight)
         total_weight = float(sample_weight.sum())
         rules = self._resolve_stopping_rules(n_samples, total_weight)
         self.max_features_ = self._resolve_max_features(n_features)
