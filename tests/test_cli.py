@@ -1,5 +1,6 @@
 """The ``bivtree`` command line."""
 
+import os
 import re
 
 import numpy as np
@@ -163,7 +164,7 @@ def test_fit_picks_a_regressor_for_a_continuous_target(capsys, tmp_path, table):
     assert list(model.feature_names_in_) == ["waist", "age"]
     assert main(["fit", str(path), "--target", "label", "--drop", "id", "--quiet",
                  "--set", "n_orientations=4", "--set", "max_leaf_nodes=3",
-                 "-o", str(model_path)]) == 0
+                 "-o", str(model_path), "--force"]) == 0
     model = BivariateTreeClassifier.load(model_path)
     assert model.n_orientations == 4 and model.get_n_leaves() <= 3
     # default output: next to the data
@@ -234,3 +235,250 @@ def test_parquet_in_and_out(capsys, tmp_path, table):
     model = BivariateTreeClassifier.load(model_path)
     assert np.array_equal(written["prediction"].to_numpy(),
                           model.predict(frame[["waist", "height", "age"]]))
+
+
+# --------------------------------------------------------------------------- outputs are never lost
+def _fail_if_called(*args, **kwargs):
+    raise AssertionError("work started although the output was invalid")
+
+
+@pytest.fixture
+def model_file(tmp_path, table):
+    """A model fitted on ``table`` by the command line."""
+    path, _frame = table
+    model = tmp_path / "model.json"
+    assert main(["fit", str(path), "--target", "label", "--drop", "id", "--max-depth", "1",
+                 "--quiet", "-o", str(model)]) == 0
+    return model
+
+
+@pytest.mark.parametrize("command", [
+    ["fit", "{data}", "--target", "label", "--drop", "id", "-o", "{out}"],
+    ["predict", "{model}", "{data}", "-o", "{out}"],
+    ["show", "{model}", "--out", "{out}"],
+])
+def test_an_existing_output_is_refused_before_any_work(capsys, monkeypatch, tmp_path, table,
+                                                       model_file, command):
+    import bivtree.persistence
+
+    path, _frame = table
+    out = tmp_path / ("rules.csv" if command[0] == "show" else "out.csv")
+    out.write_text("precious\n")
+    monkeypatch.setattr(BivariateTreeClassifier, "fit", _fail_if_called)
+    monkeypatch.setattr(bivtree.persistence, "load_model", _fail_if_called)
+    argv = [a.format(data=path, model=model_file, out=out) for a in command]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert f"bivtree {command[0]}: error: {out} already exists; add --force" in captured.err
+    assert captured.out == ""
+    assert out.read_text() == "precious\n"
+
+
+def test_force_replaces_an_existing_output(capsys, tmp_path, table, model_file):
+    pd = pytest.importorskip("pandas")
+    path, _frame = table
+    old = model_file.read_text()
+    assert main(["fit", str(path), "--target", "label", "--drop", "id", "--max-depth", "2",
+                 "--quiet", "-o", str(model_file), "--force"]) == 0
+    assert model_file.read_text() != old
+    assert BivariateTreeClassifier.load(model_file).max_depth == 2
+
+    predictions = tmp_path / "predictions.csv"
+    rules = tmp_path / "rules.md"
+    for target in (predictions, rules):
+        target.write_text("old\n")
+    assert main(["predict", str(model_file), str(path), "-o", str(predictions), "--force"]) == 0
+    assert list(pd.read_csv(predictions).columns) == ["prediction"]
+    assert main(["show", str(model_file), "--out", str(rules), "--force"]) == 0
+    assert rules.read_text().startswith("| leaf | rule |")
+    # written beside the target and renamed: no temporary file stays behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "model.json", "predictions.csv", "rules.md", "train.csv"]
+
+
+@pytest.mark.parametrize("where, message", [
+    ("{dir}/missing/model.json", "the folder '{dir}/missing' does not exist"),
+    ("{dir}", "{dir}: is a folder"),
+])
+def test_a_bad_output_path_is_refused_before_fitting(capsys, monkeypatch, tmp_path, table,
+                                                     where, message):
+    path, _frame = table
+    monkeypatch.setattr(BivariateTreeClassifier, "fit", _fail_if_called)
+    out = where.format(dir=tmp_path)
+    assert main(["fit", str(path), "--target", "label", "--drop", "id", "-o", out]) == 1
+    captured = capsys.readouterr()
+    assert message.format(dir=tmp_path) in captured.err, captured.err
+    assert "fitting" not in captured.out
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="needs file permissions that bind (not root)")
+def test_a_read_only_folder_is_refused_before_fitting(capsys, monkeypatch, tmp_path, table):
+    path, _frame = table
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    monkeypatch.setattr(BivariateTreeClassifier, "fit", _fail_if_called)
+    try:
+        assert main(["fit", str(path), "--target", "label", "-o",
+                     str(locked / "model.json")]) == 1
+    finally:
+        locked.chmod(0o700)
+    assert "permission denied" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [
+    ["predict", "{model}", "{data}", "-o", "{dir}/nowhere/predictions.csv"],
+    ["show", "{model}", "--out", "{dir}/nowhere/tree.png"],
+])
+def test_predict_and_show_check_the_output_folder_first(capsys, monkeypatch, tmp_path, table,
+                                                        model_file, command):
+    import bivtree.persistence
+
+    path, _frame = table
+    monkeypatch.setattr(bivtree.persistence, "load_model", _fail_if_called)
+    argv = [a.format(data=path, model=model_file, dir=tmp_path) for a in command]
+    assert main(argv) == 1
+    assert "nowhere' does not exist" in capsys.readouterr().err
+
+
+def test_a_failed_write_keeps_the_replaced_file(capsys, monkeypatch, tmp_path, table,
+                                                model_file):
+    import bivtree.persistence
+
+    path, _frame = table
+    old = model_file.read_text()
+
+    def write_half_then_fail(model, target, **kwargs):
+        with open(target, "w") as fh:
+            fh.write("{")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(bivtree.persistence, "save_model", write_half_then_fail)
+    assert main(["fit", str(path), "--target", "label", "--drop", "id", "--max-depth", "2",
+                 "--quiet", "-o", str(model_file), "--force"]) == 1
+    assert "No space left on device" in capsys.readouterr().err
+    assert model_file.read_text() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json", "train.csv"]
+
+
+# --------------------------------------------------------------------------- bad input files
+def test_show_drops_the_target_of_a_model_without_feature_names(capsys, tmp_path, table):
+    from bivtree import save_model
+
+    _path, frame = table
+    features = frame[["waist", "height", "age"]].to_numpy()
+    model = BivariateTreeClassifier(max_depth=2).fit(features, frame["label"].to_numpy())
+    model_path = tmp_path / "array.json"
+    save_model(model, model_path)
+    data = tmp_path / "labelled.csv"
+    frame[["waist", "height", "age", "label"]].to_csv(data, index=False)
+    rules = tmp_path / "rules.csv"
+    assert main(["show", str(model_path), "--data", str(data), "--target", "label",
+                 "--out", str(rules)]) == 0
+    written = rules.read_text().splitlines()
+    assert written[0].startswith("leaf,rule,prediction")
+    assert len(written) == model.get_n_leaves() + 1
+
+    assert main(["show", str(model_path), "--data", str(data), "--target", "diagnosis",
+                 "--out", str(tmp_path / "tree.png")]) == 1
+    err = capsys.readouterr().err
+    assert f"{data}: no column 'diagnosis' (--target)" in err, err
+    assert not (tmp_path / "tree.png").exists()
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "the file is empty"),
+    (b"\n\n", "the file holds no table"),
+    (b"waist,height,age,label\n", "no data rows, only the column names"),
+    (b"waist,height,age,label\n1,2,3,caf\xe9\n",
+     "not utf-8 text (byte 0xe9 on line 2); name the file's encoding"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a binary file, not a text table"),
+    (b"waist,height\n1,2\n3,4,5,6\n", "not a comma-separated table"),
+])
+@pytest.mark.parametrize("command", ["fit", "predict", "show"])
+def test_an_unreadable_input_file_is_named(capsys, tmp_path, model_file, content, message,
+                                           command):
+    data = tmp_path / "bad.csv"
+    data.write_bytes(content)
+    argv = {"fit": ["fit", str(data), "--target", "label"],
+            "predict": ["predict", str(model_file), str(data)],
+            "show": ["show", str(model_file), "--data", str(data)]}[command]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert f"bivtree {command}: error: {data}: {message}" in captured.err, captured.err
+    assert "Traceback" not in captured.err
+    assert captured.out == ""
+
+
+def test_encoding_option_reads_other_encodings(capsys, tmp_path, table):
+    _path, frame = table
+    data = tmp_path / "latin.csv"
+    frame.assign(label=np.where(frame["label"] == "sick", "malade", "bien portant é"))[
+        ["waist", "height", "age", "label"]].to_csv(data, index=False, encoding="latin-1")
+    model = tmp_path / "latin.json"
+    argv = ["fit", str(data), "--target", "label", "--max-depth", "1", "--quiet",
+            "-o", str(model)]
+    assert main(argv) == 1
+    assert "--encoding latin-1" in capsys.readouterr().err
+    assert main(argv + ["--encoding", "latin-1"]) == 0
+    assert "bien portant é" in BivariateTreeClassifier.load(model).classes_
+    with pytest.raises(SystemExit) as exc:
+        main(argv + ["--encoding", "klingon"])
+    assert exc.value.code == 2
+    assert "unknown encoding 'klingon'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["predict", "show"])
+def test_missing_values_are_named_by_row_and_column(capsys, tmp_path, table, model_file,
+                                                    command):
+    _path, frame = table
+    holes = frame.copy()
+    holes.loc[[3, 41], "height"] = np.nan
+    holes.loc[41, "age"] = np.nan
+    data = tmp_path / "holes.csv"
+    holes.to_csv(data, index=False)
+    argv = {"predict": ["predict", str(model_file), str(data)],
+            "show": ["show", str(model_file), "--data", str(data), "--out",
+                     str(tmp_path / "tree.png")]}[command]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert (f"{data}: 2 of 80 rows have missing values (rows 4, 42, counting data rows "
+            "from 1) in column(s) 'height' (2), 'age' (1)") in captured.err, captured.err
+    assert captured.out == ""
+    assert not (tmp_path / "tree.png").exists()
+
+
+def test_fit_names_non_numeric_values(capsys, tmp_path, table):
+    _path, frame = table
+    data = tmp_path / "placeholders.csv"
+    frame.astype({"age": object}).assign(age=lambda f: f["age"].where(f.index != 5, "?")) \
+        .to_csv(data, index=False)
+    assert main(["fit", str(data), "--target", "label", "--drop", "id"]) == 1
+    assert "non-numeric column(s) ['age'] (e.g. '?' in row 6 of 'age')" in \
+        capsys.readouterr().err
+
+
+def test_an_internal_error_is_not_swallowed(monkeypatch, tmp_path, table):
+    path, _frame = table
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(BivariateTreeClassifier, "fit", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["fit", str(path), "--target", "label", "--drop", "id", "--quiet",
+              "-o", str(tmp_path / "model.json")])
+    assert not (tmp_path / "model.json").exists()
+
+
+def test_an_error_without_text_still_says_what_failed(capsys, monkeypatch, tmp_path, table):
+    path, _frame = table
+
+    def silent(*args, **kwargs):
+        raise ValueError()
+
+    monkeypatch.setattr(BivariateTreeClassifier, "fit", silent)
+    assert main(["fit", str(path), "--target", "label", "--drop", "id", "--quiet",
+                 "-o", str(tmp_path / "model.json")]) == 1
+    assert capsys.readouterr().err.strip() == "bivtree fit: error: ValueError"

@@ -474,6 +474,15 @@ def test_bench_command_lists_and_rejects(capsys):
         main(["bench", "nonexistent"])
 
 
+def test_bench_command_checks_its_output_folder_before_fitting(tmp_path, capsys, monkeypatch):
+    not_a_folder = tmp_path / "results"
+    not_a_folder.write_text("a file")
+    monkeypatch.setattr("bivtree.experiments.bench.run_bench",
+                        lambda *a, **k: pytest.fail("fitted before checking --out"))
+    assert main(["bench", "smoke", "--out", str(not_a_folder), "--quiet"]) == 1
+    assert "bivtree bench: error:" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_bidt_configuration_bivariate_trees_are_smaller(tmp_path):
     """Part of the BiDT reproduction: on these sets bivariate CART grows fewer leaves."""

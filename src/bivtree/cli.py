@@ -5,21 +5,31 @@ one ``_run_<name>`` function that does the work and returns the exit status,
 so a new subcommand is two functions and one line in :func:`build_parser`.
 
     bivtree demo [--splitter orientations] [--max-depth 3] [--cv 5] [--n-jobs 1] [--decimals 4]
-    bivtree fit DATA.csv --target COL [--model auto] [--splitter ...] [-o MODEL.json]
-    bivtree predict MODEL.json DATA.csv [--proba] [-o predictions.csv]
-    bivtree show MODEL.json [--data DATA.csv] [--out tree.png|tree.svg|rules.md|tree.dot]
+    bivtree fit DATA.csv --target COL [--model auto] [--splitter ...] [-o MODEL.json] [--force]
+    bivtree predict MODEL.json DATA.csv [--proba] [-o predictions.csv] [--force]
+    bivtree show MODEL.json [--data DATA.csv] [--out tree.png|tree.svg|rules.md|tree.dot] [--force]
 
-``fit``, ``predict`` and ``show`` read CSV or Parquet through pandas and keep
-models as JSON (``bivtree.export.save_model``); a problem with the input (a
-missing column, a malformed model file) is reported as ``error: ...`` with exit
-status 1.
+``fit``, ``predict`` and ``show`` read CSV or Parquet through pandas (text in UTF-8
+unless ``--encoding`` names another) and keep models as JSON
+(``bivtree.export.save_model``). Every problem with the user's files is reported as
+``bivtree COMMAND: error: ...`` on stderr with exit status 1 (2 for a malformed command
+line, as argparse does), before any fitting: an output file that exists (unless
+``--force``), an output folder that does not; an input that is empty, has no rows, is not
+text in its encoding or not a table; a missing column; non-numeric or missing values,
+named by row and column (the estimators do not accept missing values yet). Outputs are
+written to a temporary file beside the target and renamed into place, so a failed write
+leaves no partial file and keeps the file it would have replaced. Any other exception is a
+bug and propagates with its traceback.
 """
 
 import argparse
+import codecs
+import contextlib
 import functools
 import json
 import os
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -145,34 +155,197 @@ def _pandas():
     return pd
 
 
-def _read_table(path):
-    """A CSV (``,``), TSV (``\\t``) or Parquet file as a DataFrame."""
-    pd = _pandas()
+def _encoding(text):
+    """argparse type: the name of a text encoding Python knows (``latin-1``, ``cp1252``...)."""
+    try:
+        return codecs.lookup(text).name
+    except LookupError:
+        raise argparse.ArgumentTypeError(f"unknown encoding {text!r}") from None
+
+
+def _add_encoding_option(parser):
+    parser.add_argument("--encoding", type=_encoding, default="utf-8",
+                        help="text encoding of CSV/TSV input, e.g. latin-1 or cp1252 "
+                             "(default: %(default)s)")
+
+
+def _add_force_option(parser, output):
+    parser.add_argument("--force", action="store_true",
+                        help=f"replace {output} if it exists (default: refuse)")
+
+
+def _read_table(path, encoding="utf-8"):
+    """A CSV (``,``), TSV (``\\t``) or Parquet file as a DataFrame with at least one row.
+
+    Raises
+    ------
+    ValueError
+        Naming ``path``: an unknown suffix, a missing, empty, binary or undecodable file,
+        one that does not parse as a table, or one with a header and no rows.
+    """
     suffix = os.path.splitext(str(path))[1].lower()
     if suffix not in _TABLE_SUFFIXES:
         raise ValueError(f"{path}: unknown data format {suffix!r}; use one of "
                          f"{', '.join(_TABLE_SUFFIXES)}")
     if not os.path.isfile(path):
         raise ValueError(f"{path}: no such file")
+    if os.path.getsize(path) == 0:
+        raise ValueError(f"{path}: the file is empty")
     if suffix in (".parquet", ".pq"):
-        try:
-            return pd.read_parquet(path)
-        except ImportError:
-            raise ImportError("reading Parquet files needs pyarrow: pip install pyarrow") \
-                from None
-    return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
-
-
-def _write_table(frame, path):
-    suffix = os.path.splitext(str(path))[1].lower()
-    if suffix in (".parquet", ".pq"):
-        try:
-            frame.to_parquet(path, index=False)
-        except ImportError:
-            raise ImportError("writing Parquet files needs pyarrow: pip install pyarrow") \
-                from None
+        frame = _read_parquet(path)
     else:
-        frame.to_csv(path, index=False, sep="\t" if suffix == ".tsv" else ",")
+        frame = _read_text_table(path, "\t" if suffix == ".tsv" else ",", encoding)
+    if len(frame) == 0:
+        raise ValueError(f"{path}: no data rows, only the column names "
+                         f"{[str(c) for c in frame.columns]}")
+    return frame
+
+
+def _read_parquet(path):
+    pd = _pandas()
+    try:
+        return pd.read_parquet(path)
+    except ImportError:
+        raise ImportError("reading Parquet files needs pyarrow: pip install pyarrow") from None
+    except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
+
+
+def _read_text_table(path, sep, encoding):
+    pd = _pandas()
+    with open(path, "rb") as fh:
+        head = fh.read(8192)
+    # a NUL byte never occurs in 8-bit or UTF-8 text: a picture, a zip, a pickle...
+    if b"\0" in head and not encoding.startswith(("utf-16", "utf-32")):
+        raise ValueError(f"{path}: a binary file, not a text table (for UTF-16 text, "
+                         "add --encoding utf-16)")
+    try:
+        return pd.read_csv(path, sep=sep, encoding=encoding)
+    except UnicodeDecodeError:
+        raise ValueError(_decode_error_message(path, encoding)) from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: the file holds no table (no column names, no rows)") \
+            from None
+    except pd.errors.ParserError as exc:
+        kind = "tab" if sep == "\t" else "comma"
+        raise ValueError(f"{path}: not a {kind}-separated table: {exc}".rstrip()) from None
+
+
+def _decode_error_message(path, encoding):
+    """Where ``path`` stops being ``encoding`` text, and what to try instead."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        where = f" (byte 0x{data[exc.start]:02x} on line {line})"
+    else:  # the file decodes as a whole: pandas gave no usable position
+        where = ""
+    return (f"{path}: not {encoding} text{where}; name the file's encoding, e.g. "
+            "--encoding latin-1 or --encoding cp1252")
+
+
+def _check_output(path, force):
+    """Refuse an output ``path`` that would replace a file or cannot be written.
+
+    Called before any fitting or reading, so a long run never ends in a file it cannot
+    write, and an existing file is replaced only when ``force`` says so.
+
+    Raises
+    ------
+    ValueError
+        Naming ``path``: a folder, a missing or read-only folder, or an existing file
+        without ``force``.
+    """
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: is a folder; give a file name")
+    folder = os.path.dirname(str(path)) or os.curdir
+    if not os.path.isdir(folder):
+        raise ValueError(f"{path}: the folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{path}: cannot write in the folder {folder!r} (permission denied)")
+    if os.path.lexists(path):
+        if not force:
+            raise ValueError(f"{path} already exists; add --force to replace it")
+        if not os.access(path, os.W_OK):
+            raise ValueError(f"{path}: the file is read-only")
+
+
+@contextlib.contextmanager
+def _replacing(path, force):
+    """Yield a temporary path beside ``path``; once written, it becomes ``path``.
+
+    A write that fails or is interrupted removes the temporary file and leaves ``path``
+    as it was. The temporary name keeps the suffix, which writers such as matplotlib's
+    ``savefig`` read the format from.
+    """
+    folder, name = os.path.split(os.path.abspath(path))
+    handle, partial = tempfile.mkstemp(prefix=f".{name}.", suffix=os.path.splitext(name)[1],
+                                       dir=folder)
+    os.close(handle)
+    try:
+        yield partial
+        # the existence check ran before the work; a file made since then is not ours
+        if not force and os.path.lexists(path):
+            raise ValueError(f"{path} appeared while bivtree ran; add --force to replace it")
+        _give_mode(partial, path)
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise
+
+
+def _give_mode(partial, path):
+    """Permissions of ``path`` if it exists, else those a new file gets (mkstemp's are 0600)."""
+    if os.path.exists(path):
+        os.chmod(partial, os.stat(path).st_mode & 0o7777)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(partial, 0o666 & ~umask)
+
+
+def _write_table(frame, path, force):
+    suffix = os.path.splitext(str(path))[1].lower()
+    with _replacing(path, force) as partial:
+        if suffix in (".parquet", ".pq"):
+            try:
+                frame.to_parquet(partial, index=False)
+            except ImportError:
+                raise ImportError("writing Parquet files needs pyarrow: pip install pyarrow") \
+                    from None
+        else:
+            frame.to_csv(partial, index=False, sep="\t" if suffix == ".tsv" else ",")
+
+
+def _check_features(X, source):
+    """Reject non-numeric, missing or infinite values of the feature table ``X``.
+
+    The estimators would reject them too, but without the file, the rows or the columns.
+    """
+    from pandas.api.types import is_numeric_dtype
+
+    text = [c for c in X.columns if not is_numeric_dtype(X[c].dtype)]
+    if text:
+        column = X[text[0]]
+        numbers = _pandas().to_numeric(column, errors="coerce")
+        rows = np.flatnonzero((numbers.isna() & column.notna()).to_numpy())
+        example = (f" (e.g. {column.iloc[rows[0]]!r} in row {rows[0] + 1} of {text[0]!r})"
+                   if rows.size else "")
+        raise ValueError(f"{source}: non-numeric column(s) {[str(c) for c in text]}{example}; "
+                         "bivariate splits need numbers: encode them first")
+    for what, mask in (("missing", X.isna()), ("infinite", X.isin([np.inf, -np.inf]))):
+        rows = np.flatnonzero(mask.any(axis=1).to_numpy())
+        if rows.size:
+            counts = mask.sum()
+            columns = ", ".join(f"{str(c)!r} ({n})" for c, n in counts[counts > 0].items())
+            shown = ", ".join(str(r + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
+            raise ValueError(f"{source}: {rows.size} of {len(X)} rows have {what} values "
+                             f"(rows {shown}, counting data rows from 1) in column(s) "
+                             f"{columns}; bivtree does not handle {what} values: drop or "
+                             "impute those rows first")
 
 
 def _reports_errors(run):
@@ -190,7 +363,9 @@ def _reports_errors(run):
                 pass
             return 1
         except (ValueError, OSError, ImportError, TypeError) as exc:
-            print(f"bivtree {args.command}: error: {exc}", file=sys.stderr)
+            # an exception without a message still says what went wrong
+            print(f"bivtree {args.command}: error: {str(exc) or type(exc).__name__}",
+                  file=sys.stderr)
             return 1
 
     return wrapper
@@ -266,7 +441,10 @@ def _add_fit(subparsers):
     p.add_argument("--n-jobs", type=_n_jobs, default=1,
                    help="threads for the split search, -1 for all cores (default: %(default)s)")
     p.add_argument("-o", "--output", metavar="MODEL.json",
-                   help="where to write the model (default: DATA with suffix .model.json)")
+                   help="where to write the model (default: DATA with suffix .model.json); "
+                        "its folder must exist")
+    _add_force_option(p, "MODEL.json")
+    _add_encoding_option(p)
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(run=_run_fit)
 
@@ -290,7 +468,9 @@ def _run_fit(args):
     from .estimators import BivariateTreeRegressor
     from .persistence import save_model
 
-    frame = _read_table(args.data)
+    output = args.output or os.path.splitext(args.data)[0] + ".model.json"
+    _check_output(output, args.force)
+    frame = _read_table(args.data, args.encoding)
     if args.target not in frame.columns:
         raise ValueError(f"{args.data}: no column {args.target!r}; columns are "
                          f"{list(frame.columns)}")
@@ -306,6 +486,7 @@ def _run_fit(args):
     if not features:
         raise ValueError(f"{args.data}: no feature columns left")
     X, y = frame[features], frame[args.target]
+    _check_features(X, args.data)
     if y.isna().any():
         raise ValueError(f"target column {args.target!r} has {int(y.isna().sum())} missing "
                          "value(s)")
@@ -337,9 +518,9 @@ def _run_fit(args):
     measure = "accuracy" if kind == "classifier" else "R^2"
     say(f"done in {time.perf_counter() - t0:.1f} s: {model.get_n_leaves()} leaves, depth "
         f"{model.get_depth()}, training {measure} {score:.4f}")
-    output = args.output or os.path.splitext(args.data)[0] + ".model.json"
-    save_model(model, output, metadata={"target": str(args.target),
-                                        "data": os.path.basename(str(args.data))})
+    with _replacing(output, args.force) as partial:
+        save_model(model, partial, metadata={"target": str(args.target),
+                                             "data": os.path.basename(str(args.data))})
     say(f"model written to {output}")
     return 0
 
@@ -355,30 +536,47 @@ def _add_predict(subparsers):
     p.add_argument("data", metavar="DATA", help="data to predict (.csv, .tsv or .parquet)")
     p.add_argument("--proba", action="store_true",
                    help="add one probability column per class (classifiers)")
-    p.add_argument("-o", "--output", metavar="OUT", help="write .csv, .tsv or .parquet here")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="write .csv, .tsv or .parquet here; its folder must exist")
+    _add_force_option(p, "OUT")
+    _add_encoding_option(p)
     p.set_defaults(run=_run_predict)
 
 
 def _feature_frame(model, frame, source):
-    """The model's feature columns of ``frame``, by name when the model has names."""
+    """The model's feature columns of ``frame``, by name when the model has names.
+
+    Raises ``ValueError`` for a missing column and for values the model cannot take
+    (see :func:`_check_features`).
+    """
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
         missing = [str(c) for c in names if c not in frame.columns]
         if missing:
             raise ValueError(f"{source}: the model needs column(s) {missing}")
-        return frame[list(names)]
-    if frame.shape[1] != model.n_features_in_:
+        X = frame[list(names)]
+    elif frame.shape[1] != model.n_features_in_:
         raise ValueError(f"{source} has {frame.shape[1]} columns; the model (fitted without "
-                         f"column names) expects {model.n_features_in_}")
-    return frame.to_numpy()
+                         f"column names) expects {model.n_features_in_}, in the order it was "
+                         "fitted on")
+    else:
+        X = frame
+    _check_features(X, source)
+    return X if names is not None else X.to_numpy()
 
 
 @_reports_errors
 def _run_predict(args):
     from .persistence import load_model
 
+    if args.output:
+        suffix = os.path.splitext(args.output)[1].lower()
+        if suffix not in _TABLE_SUFFIXES:
+            raise ValueError(f"{args.output}: unknown output format {suffix!r}; use one of "
+                             f"{', '.join(_TABLE_SUFFIXES)}")
+        _check_output(args.output, args.force)
     model = load_model(args.model)
-    frame = _read_table(args.data)
+    frame = _read_table(args.data, args.encoding)
     X = _feature_frame(model, frame, args.data)
     pd = _pandas()
     out = pd.DataFrame({"prediction": model.predict(X)})
@@ -389,7 +587,7 @@ def _run_predict(args):
         for k, c in enumerate(model.classes_):
             out[f"proba_{c}"] = proba[:, k]
     if args.output:
-        _write_table(out, args.output)
+        _write_table(out, args.output, args.force)
     else:
         out.to_csv(sys.stdout, index=False)
     return 0
@@ -408,51 +606,49 @@ def _add_show(subparsers):
     p.add_argument("--target", metavar="COL",
                    help="label column of --data (default: the target the model was fitted on)")
     p.add_argument("--out", metavar="PATH",
-                   help="tree.png, tree.svg, tree.pdf, rules.md, rules.csv, tree.dot, rules.txt")
+                   help="tree.png, tree.svg, tree.pdf, rules.md, rules.csv, tree.dot, rules.txt; "
+                        "its folder must exist")
     p.add_argument("--decimals", type=_int_at_least(1), default=4,
                    help="significant digits of the rules (default: %(default)s)")
     p.add_argument("--max-depth", type=_int_at_least(0),
                    help="draw or print nodes down to this depth only")
     p.add_argument("--dpi", type=_int_at_least(10), default=100,
                    help="resolution of .png pictures (default: %(default)s)")
+    _add_force_option(p, "the --out file")
+    _add_encoding_option(p)
     p.set_defaults(run=_run_show)
 
 
 _PICTURES = (".png", ".svg", ".pdf")
+_SHOW_FORMATS = _PICTURES + (".md", ".csv", ".dot", ".gv", ".txt")
 
 
-@_reports_errors
-def _run_show(args):
+def _show_samples(args, model, metadata):
+    """The features and labels of ``--data`` (labels None without a label column)."""
+    if not args.data:
+        return None, None
+    frame = _read_table(args.data, args.encoding)
+    if args.target is not None and args.target not in frame.columns:
+        raise ValueError(f"{args.data}: no column {args.target!r} (--target); columns are "
+                         f"{[str(c) for c in frame.columns]}")
+    target = args.target or metadata.get("target")
+    y = None
+    if target is not None and target in frame.columns:
+        y = frame[target].to_numpy()
+        names = getattr(model, "feature_names_in_", None)
+        # a model fitted without names takes every column in order: the label is not one
+        if names is None or target not in list(names):
+            frame = frame.drop(columns=[target])
+    return _feature_frame(model, frame, args.data), y
+
+
+def _write_show(model, X, y, path, suffix, args, target_name):
+    """Write the rules or the picture of ``model`` to ``path`` in the format of ``suffix``."""
     from .export import export_graphviz, export_rules, rules_markdown
-    from .persistence import load_model
 
-    model, metadata = load_model(args.model, return_metadata=True)
-    metadata = metadata or {}
-    X = y = None
-    if args.data:
-        frame = _read_table(args.data)
-        X = _feature_frame(model, frame, args.data)
-        target = args.target or metadata.get("target")
-        if args.target and args.target not in frame.columns:
-            raise ValueError(f"{args.data}: no column {args.target!r}")
-        if target in frame.columns:
-            y = frame[target].to_numpy()
-    suffix = os.path.splitext(args.out)[1].lower() if args.out else ""
-    if args.out and suffix not in _PICTURES + (".md", ".csv", ".dot", ".gv", ".txt"):
-        raise ValueError(f"--out {args.out}: unknown format {suffix!r}")
-    tree = model.tree_
-    print(f"{type(model).__name__} (splitter {model.splitter!r}): {tree.n_leaves} leaves, "
-          f"depth {tree.max_depth}, {model.n_features_in_} features"
-          + (f", target {metadata['target']!r}" if "target" in metadata else ""))
-    X_values = None if X is None else np.asarray(X, dtype=float)
-    if not args.out or suffix == ".txt":
-        text = export_text(model, decimals=args.decimals, max_depth=args.max_depth)
-        if not args.out:
-            print()
-            print(text, end="")
-            return 0
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    if suffix == ".txt":
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(export_text(model, decimals=args.decimals, max_depth=args.max_depth))
     elif suffix in _PICTURES:
         import matplotlib
 
@@ -462,23 +658,49 @@ def _run_show(args):
         from .plot import plot_tree
 
         ax = plot_tree(model, X, y, max_depth=args.max_depth,
-                       decimals=min(args.decimals, 4),
-                       target_name=str(metadata.get("target", "target")))
-        ax.figure.savefig(args.out, dpi=args.dpi)
+                       decimals=min(args.decimals, 4), target_name=target_name)
+        ax.figure.savefig(path, dpi=args.dpi)
         plt.close(ax.figure)
     elif suffix in (".md", ".csv"):
+        X_values = None if X is None else np.asarray(X, dtype=float)
         rows = export_rules(model, X=X_values, decimals=args.decimals)
         if suffix == ".md":
-            with open(args.out, "w", encoding="utf-8") as fh:
+            with open(path, "w", encoding="utf-8") as fh:
                 fh.write(rules_markdown(rows, decimals=args.decimals))
         else:
             for row in rows:
                 del row["conditions"]
                 for c, count in row.pop("class_counts", {}).items():
                     row[f"count_{c}"] = count
-            _pandas().DataFrame(rows).to_csv(args.out, index=False)
+            _pandas().DataFrame(rows).to_csv(path, index=False)
     else:
-        export_graphviz(model, args.out, decimals=args.decimals)
+        export_graphviz(model, path, decimals=args.decimals)
+
+
+@_reports_errors
+def _run_show(args):
+    from .persistence import load_model
+
+    suffix = os.path.splitext(args.out)[1].lower() if args.out else ""
+    if args.out:
+        if suffix not in _SHOW_FORMATS:
+            raise ValueError(f"--out {args.out}: unknown format {suffix!r}; use one of "
+                             f"{', '.join(_SHOW_FORMATS)}")
+        _check_output(args.out, args.force)
+    model, metadata = load_model(args.model, return_metadata=True)
+    metadata = metadata or {}
+    X, y = _show_samples(args, model, metadata)
+    tree = model.tree_
+    print(f"{type(model).__name__} (splitter {model.splitter!r}): {tree.n_leaves} leaves, "
+          f"depth {tree.max_depth}, {model.n_features_in_} features"
+          + (f", target {metadata['target']!r}" if "target" in metadata else ""))
+    if not args.out:
+        print()
+        print(export_text(model, decimals=args.decimals, max_depth=args.max_depth), end="")
+        return 0
+    target_name = str(args.target or metadata.get("target", "target"))
+    with _replacing(args.out, args.force) as partial:
+        _write_show(model, X, y, partial, suffix, args, target_name)
     print(f"written to {args.out}")
     return 0
 

@@ -14,6 +14,7 @@ registers the subcommand without importing pandas or matplotlib).
 """
 
 import argparse
+import os
 import shlex
 import sys
 from dataclasses import dataclass, field
@@ -283,6 +284,10 @@ def _run_bench(args):
               "resume": not args.fresh, "verbose": 0 if args.quiet else 1,
               "plot": not args.no_plot, "command": shlex.join(argv)}
     try:
+        # a folder that cannot take the results is found before hours of fitting
+        os.makedirs(args.out, exist_ok=True)
+        if not os.access(args.out, os.W_OK):
+            raise PermissionError(f"--out {args.out}: cannot write in this folder")
         if args.scheduler:
             from distributed import Client
             from joblib import parallel_config
@@ -291,7 +296,7 @@ def _run_bench(args):
                 _, paths = run_bench(args.config, **kwargs)
         else:
             _, paths = run_bench(args.config, **kwargs)
-    except (ValueError, ImportError) as exc:
+    except (ValueError, ImportError, OSError) as exc:
         print(f"bivtree bench: error: {exc}", file=sys.stderr)
         return 1
     for kind, path in paths.items():
