@@ -37,7 +37,7 @@ from numbers import Integral, Real
 import numpy as np
 
 __all__ = ["InstanceOf", "Integral", "Interval", "Options", "Real", "RealNotInt",
-           "check_params", "reject_unknown"]
+           "check_limits", "check_params", "reject_unknown"]
 
 
 class RealNotInt:
@@ -292,3 +292,31 @@ def check_params(owner, values, constraints):
         options = [_make_constraint(spec) for spec in constraints[name]]
         if not any(c.is_satisfied_by(value) for c in options):
             raise ValueError(f"{name} must be {_describe(options)}, got {value!r}")
+
+
+def check_limits(values, limits):
+    """Refuse values above the largest a parameter may size an allocation or a search to.
+
+    Kept apart from the constraint tables, which say what a parameter may be
+    at all (``n_orientations`` is an int in ``[1, inf)``): a limit says how
+    much work or memory bivtree agrees to commit for it, checked before
+    anything is allocated, with advice on what to do instead.
+
+    Parameters
+    ----------
+    values : dict
+        Parameter name -> value; names without a limit and values that are
+        not numbers (left to the constraint tables) are left alone.
+    limits : dict
+        Parameter name -> ``(largest value, advice)``.
+
+    Raises
+    ------
+    ValueError
+        ``"<name>=<value> is more than <largest>, the most bivtree allows: <advice>"``.
+    """
+    for name, (largest, advice) in limits.items():
+        value = values.get(name)
+        if isinstance(value, Real) and not _is_bool(value) and value > largest:
+            raise ValueError(f"{name}={value!r} is more than {largest}, the most bivtree "
+                             f"allows: {advice}")

@@ -29,6 +29,7 @@ from ._validation import (
     Options,
     Real,
     RealNotInt,
+    check_limits,
     check_params,
     reject_unknown,
 )
@@ -39,6 +40,47 @@ from .splitters import SPLITTERS, SplitData, get_splitter
 
 #: default largest number of feature pairs a pair-searching splitter may examine per node.
 DEFAULT_MAX_PAIRS = 20_000
+
+#: parameters (of the estimators or in ``splitter_options``) that size an
+#: allocation, name -> (largest value, advice), checked before anything is
+#: allocated. Each direction of ``n_orientations`` is stored and scanned on
+#: every feature pair of every node, so 10**5 of them already cost far more
+#: time than the exact search; the per-pair arrays of a pair search (indices,
+#: proxies, directions) are sized by the number of pairs, at most ``max_pairs``.
+RESOURCE_LIMITS = {
+    "n_orientations": (100_000, ("every direction is scanned on every feature pair of every "
+                                 "node; for an exact search over all directions use "
+                                 "splitter='optimal'")),
+    "max_pairs": (10_000_000, ("the per-pair search arrays would not fit in memory; draw "
+                               "fewer features per node with max_features (e.g. 'sqrt') or "
+                               "select features first")),
+}
+
+#: nonzero feature values must lie in this range of magnitudes. The kernels
+#: square features and their differences (LDA's scatter matrices, variances
+#: for importances), multiply them by weights up to ``WEIGHT_RANGE[1]`` and by
+#: the ratios of feature spreads that make up a bivariate rule's weight, and
+#: divide by node spreads and interquartile ranges (the optimal splitter's
+#: normalization); 1e+100 keeps squares summed over 10**10 weighted samples
+#: far below the largest double (1.8e+308), and 1e-100 keeps reciprocals and
+#: squares of differences far above the smallest normal double (2.2e-308).
+X_MAGNITUDE_RANGE = (1e-100, 1e100)
+
+#: the largest magnitude of the regression targets must lie in this range
+#: (or be 0): squared error sums ``w * y**2`` and squares ``(sum w * y)**2``
+#: over up to 10**10 samples stay finite and away from underflow.
+TARGET_MAGNITUDE_RANGE = (1e-100, 1e100)
+
+#: the largest sample weight (after ``class_weight``) the kernels use as is.
+#: Gini sums squared class weights and the squared error squares weighted
+#: target sums, so weights far from 1 overflow or underflow; and the optimal
+#: splitter's branch and bound compares impurities with an absolute tolerance
+#: (1e-12) below 1, which decides ties differently once the total weight
+#: nears it. Outside this range the weights are scaled by an exact power of
+#: two (see :func:`_rescale_weights`). Ordinary weights, including weights
+#: normalized to sum 1 over up to 2**32 samples, are inside it and are used
+#: unchanged.
+WEIGHT_RANGE = (2.0 ** -32, 2.0 ** 64)
 
 
 @contextmanager
@@ -90,6 +132,160 @@ def _positive_samples(sample_weight):
     return positive
 
 
+def _check_label_types(y):
+    """Refuse labels of mixed Python types (strings with None, strings with numbers).
+
+    numpy cannot sort such labels into classes and fails with a comparison
+    error that does not say which labels are at fault.
+    """
+    if y.dtype != object:
+        return
+    kinds = {"str" if isinstance(v, str) else "number" if isinstance(v, numbers.Number)
+             else type(v).__name__ for v in y}
+    if len(kinds) > 1:
+        names = sorted({type(v).__name__ for v in y})
+        raise ValueError(f"y mixes {' and '.join(names)} labels; class labels must be all "
+                         "strings or all numbers: replace or drop missing labels (None) and "
+                         "convert the labels to one type (e.g. y.astype(str))")
+
+
+def _check_class_weight(class_weight):
+    """Refuse class weights that are not finite non-negative numbers, and lists of dicts."""
+    multi_output = isinstance(class_weight, list)
+    if multi_output:
+        raise ValueError("class_weight as a list of dicts is for multi-output y, which bivtree "
+                         "does not fit; pass one dict of class -> weight or 'balanced'")
+    if not isinstance(class_weight, Mapping):
+        return
+    for label, weight in class_weight.items():
+        if (isinstance(weight, (bool, np.bool_)) or not isinstance(weight, numbers.Real)
+                or not np.isfinite(weight) or weight < 0):
+            raise ValueError(f"class_weight for class {label!r} must be a finite number "
+                             f">= 0, got {weight!r}")
+
+
+def _column_name(estimator, column):
+    """``"column 2"``, or ``"column 2 ('age')"`` when X had column names."""
+    names = getattr(estimator, "feature_names_in_", None)
+    return f"column {column}" if names is None else f"column {column} ({names[column]!r})"
+
+
+def _check_feature_magnitudes(estimator, X):
+    """Raise a ValueError naming the first column of ``X`` outside ``X_MAGNITUDE_RANGE``."""
+    low, high = X_MAGNITUDE_RANGE
+    magnitude = np.abs(X)
+    largest = magnitude.max(axis=0)
+    over = np.flatnonzero(largest > high)
+    if over.size:
+        c = int(over[0])
+        raise ValueError(
+            f"X {_column_name(estimator, c)} has values up to {largest[c]:.3g} in magnitude; "
+            f"bivtree needs |x| <= {high:g} (its searches square and multiply feature "
+            "values); rescale the column, e.g. with sklearn.preprocessing.StandardScaler")
+    smallest = np.where(magnitude > 0, magnitude, np.inf).min(axis=0)
+    under = np.flatnonzero(smallest < low)
+    if under.size:
+        c = int(under[0])
+        raise ValueError(
+            f"X {_column_name(estimator, c)} has nonzero values as small as "
+            f"{smallest[c]:.3g} in magnitude; bivtree needs |x| >= {low:g} for nonzero x "
+            "(its searches divide by and square differences of feature values); rescale "
+            "the column (e.g. divide it by its largest magnitude) or set such values to 0")
+
+
+def _check_target_magnitudes(targets):
+    """Raise a ValueError when the largest |y| is outside ``TARGET_MAGNITUDE_RANGE``."""
+    low, high = TARGET_MAGNITUDE_RANGE
+    largest = float(np.abs(targets).max())
+    if largest > high or 0.0 < largest < low:
+        raise ValueError(
+            f"y has values up to {largest:.3g} in magnitude; bivtree needs the largest |y| "
+            f"between {low:g} and {high:g} (or all y = 0) because the squared error squares "
+            "weighted sums of targets; rescale y (multiply it by a constant, e.g. with "
+            "sklearn.compose.TransformedTargetRegressor)")
+
+
+def _rescale_weights(sample_weight):
+    """The weights the kernels use, and the power of two they were scaled by.
+
+    Returns ``(weights, exponent)`` with ``weights = sample_weight * 2**-exponent``.
+    ``exponent`` is 0 (and ``sample_weight`` returned as is) when the largest
+    weight lies in ``WEIGHT_RANGE``; otherwise it brings the largest weight
+    into ``[1, 2)``, so that weights ``c * 2**k`` of weights ``c`` in that
+    range come back as exactly ``c``. A power of two scales every sum,
+    square and ratio of weights exactly, so every comparison and tie of the
+    search, and so the tree, are the same as on the given weights in exact
+    arithmetic; only a weight below ``2**-1074`` times the largest one is
+    lost (it was negligible).
+
+    Raises
+    ------
+    ValueError
+        When the weights sum to more than the largest double, so the root's
+        weight could not be reported.
+    """
+    largest = float(sample_weight.max())
+    exponent = 0
+    if not WEIGHT_RANGE[0] <= largest <= WEIGHT_RANGE[1]:
+        exponent = int(np.frexp(largest)[1]) - 1
+        sample_weight = np.ldexp(sample_weight, -exponent)
+    with np.errstate(over="ignore"):
+        total = np.ldexp(sample_weight.sum(), exponent)
+    if not np.isfinite(total):
+        raise ValueError(
+            f"sample_weight (times class_weight) sums to more than {np.finfo(DTYPE).max:.3g}, "
+            "the largest float; divide the weights by a constant (only their ratios matter)")
+    return np.ascontiguousarray(sample_weight, dtype=DTYPE), exponent
+
+
+def _prepare_scales(estimator, X, targets, sample_weight):
+    """Check the magnitudes of ``X`` and the targets; scale the weights into a safe range.
+
+    The one place where the estimators make sure the kernels' arithmetic stays
+    finite and exact: values they cannot handle are refused with a message
+    saying what to rescale, weights far from 1 are scaled by a power of two
+    (see :func:`_rescale_weights`).
+
+    Parameters
+    ----------
+    estimator : FittedTreeMixin
+        Names the columns of ``X`` in messages.
+    X : ndarray of shape (n_samples, n_features)
+    targets : ndarray of shape (n_samples,) or None
+        The regression targets; ``None`` for a classifier.
+    sample_weight : ndarray of shape (n_samples,)
+        Finite, non-negative weights with class weights applied.
+
+    Returns
+    -------
+    sample_weight : ndarray of float64
+    exponent : int
+        The weights were divided by ``2**exponent``; pass it to
+        :func:`_report_in_user_units` once the tree is grown.
+    """
+    _check_feature_magnitudes(estimator, X)
+    if targets is not None:
+        _check_target_magnitudes(targets)
+    return _rescale_weights(sample_weight)
+
+
+def _report_in_user_units(tree, split_info, exponent, classifier):
+    """Multiply what a tree stores in weight units back by ``2**exponent`` (exact).
+
+    Node weights, a classifier's weighted class counts and the optimal
+    splitter's lower bounds (``split_info``) scale with the weights; impurities,
+    thresholds and a regressor's leaf means do not.
+    """
+    if exponent == 0:
+        return
+    tree.weighted_n_node_samples = np.ldexp(tree.weighted_n_node_samples, exponent)
+    if classifier:
+        tree.value = np.ldexp(tree.value, exponent)
+    for info in split_info or ():
+        if info and "lower_bound" in info:
+            info["lower_bound"] = float(np.ldexp(info["lower_bound"], exponent))
+
+
 def _align_split_info(grown, tree, info):
     """Per node of ``tree`` (``grown`` or a pruned subtree of it), the splitter's info dict.
 
@@ -126,6 +322,7 @@ class FittedTreeMixin:
         table = self._parameter_constraints
         check_params(type(self).__name__, {k: v for k, v in params.items() if k in table},
                      table)
+        check_limits(params, RESOURCE_LIMITS)
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "tree_")
@@ -156,12 +353,14 @@ class FittedTreeMixin:
         labels : ndarray of int64
         sample_weight : ndarray of float64
         """
+        _check_label_types(y)
         check_classification_targets(y)
         classes, labels = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
             raise ValueError(f"y contains a single class ({classes[0]!r}); a classifier "
                              "needs samples of at least two classes")
         if self.class_weight is not None:
+            _check_class_weight(self.class_weight)
             # keyed by the user's labels, so computed on y, not on the encoded labels
             sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
         return (classes, np.ascontiguousarray(labels, dtype=LTYPE),
@@ -406,6 +605,8 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
                        owner=f"the {self.splitter!r} splitter")
         for name in cls.estimator_params:
             options.setdefault(name, self._splitter_input(name))
+        # splitter_options may size what the estimator's own check let through
+        check_limits(options, RESOURCE_LIMITS)
         return get_splitter(self.splitter, **options)
 
     def _check_pairs(self, splitter, n_candidates):
@@ -426,6 +627,8 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight, labels, targets, n_classes):
         criterion = self._criterion_code()
         splitter = self._make_splitter()
+        sample_weight, exponent = _prepare_scales(self, X, targets if n_classes == 1 else None,
+                                                  sample_weight)
         n_samples, n_features = X.shape
         # class weights may have zeroed what the data check let through
         positive = _positive_samples(sample_weight)
@@ -465,6 +668,7 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         self.n_outputs_ = 1
         self.fit_time_ = time.perf_counter() - t0
         self.feature_importances_ = self._feature_importances(data.X, sample_weight)
+        _report_in_user_units(tree, self.split_info_, exponent, n_classes > 1)
         return self
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
@@ -608,8 +812,9 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
     criterion : {{"gini", "entropy", "log_loss", "misclassification"}}, default="gini"
         Impurity: Gini, entropy in bits (``log_loss`` is a synonym), or the
         classification error.
-    class_weight : dict, list of dict, "balanced" or None, default=None
-        Weights of the classes, multiplied into ``sample_weight``.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes (finite, non-negative), multiplied into
+        ``sample_weight``. A list of dicts (multi-output) is refused.
     {_COMMON_DOC}
     Attributes
     ----------

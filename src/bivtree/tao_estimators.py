@@ -27,6 +27,8 @@ from .estimators import (
     FittedTreeMixin,
     TreeClassifierOutputs,
     TreeRegressorOutputs,
+    _prepare_scales,
+    _report_in_user_units,
     _writable,
     numba_threads,
 )
@@ -147,6 +149,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         t0 = time.perf_counter()
         exact_max_samples = self._check_params(X.shape[1])
         regression = n_classes == 1
+        sample_weight, exponent = _prepare_scales(self, X, targets if regression else None,
+                                                  sample_weight)
         data = TAOData(_writable(X, order="F"), labels, targets, sample_weight, n_classes)
         init = self.init
         cache = None
@@ -181,6 +185,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.max_features_ = X.shape[1]
         self.fit_time_ = time.perf_counter() - t0
         self.feature_importances_ = self._feature_importances(data.X, sample_weight)
+        _report_in_user_units(self.tree_, None, exponent, not regression)
         return self
 
     def _criterion_code(self):
