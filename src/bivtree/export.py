@@ -87,75 +87,108 @@ def export_text(estimator, feature_names=None, decimals=4, max_depth=None, inden
     tree = estimator.tree_
     names = resolve_feature_names(estimator, feature_names)
     lines = []
-
-    def walk(node, depth):
+    # an explicit stack, not recursion: a valid tree may be thousands of levels deep.
+    # An entry is a node to print at a depth, or a finished line (the ``else`` of a
+    # node, printed once its left subtree is done).
+    stack = [(0, 0, None)]
+    while stack:
+        node, depth, line = stack.pop()
+        if line is not None:
+            lines.append(line)
+            continue
         pad = indent * depth
         if tree.children_left[node] == TREE_LEAF:
             lines.append(pad + _leaf_text(estimator, tree, node, decimals))
-            return
+            continue
         if max_depth is not None and depth > max_depth:
             lines.append(pad + "...")
-            return
+            continue
         args = (tree.features[node], tree.weights[node], tree.threshold[node], names,
                 decimals)
         mask = tree.category_mask[node]
         lines.append(f"{pad}if {format_rule(*args, category_mask=mask)}:")
-        walk(tree.children_left[node], depth + 1)
-        lines.append(f"{pad}else:  # {format_rule(*args, op='>', category_mask=mask)}")
-        walk(tree.children_right[node], depth + 1)
-
-    walk(0, 0)
+        stack.append((tree.children_right[node], depth + 1, None))
+        otherwise = format_rule(*args, op=">", category_mask=mask)
+        stack.append((node, depth, f"{pad}else:  # {otherwise}"))
+        stack.append((tree.children_left[node], depth + 1, None))
     return "\n".join(lines) + "\n"
 
 
-def _paths_to_leaves(tree):
-    """``(leaf, [(node, goes_left), ...])`` for every leaf, left to right."""
-    out = []
-    stack = [(0, [])]
-    while stack:
-        node, path = stack.pop()
-        if tree.children_left[node] == TREE_LEAF:
-            out.append((node, path))
-            continue
-        stack.append((tree.children_right[node], path + [(node, False)]))
-        stack.append((tree.children_left[node], path + [(node, True)]))
-    return out
+#: marks a merged test that did not exist before a node's test was added.
+_ABSENT = object()
 
 
-def _merged_tests(tree, path):
-    """The tests along ``path`` with repeated tests merged, exactly equivalent.
+def _merge_test(merged, tree, node, left):
+    """Add the test of ``node`` (its ``left`` branch or not) to ``merged``, in place.
+
+    ``merged`` maps ``(features, weights, goes_left) -> (node, threshold)`` for a
+    linear test, keeping the tighter threshold of two tests of the same projection
+    in the same direction, and ``("categories", feature) -> (node, inside,
+    outside)`` for the set tests of one feature, ``inside`` the intersection of the
+    sets taken (``None`` when none is) and ``outside`` the union of the sets left.
+    The merged tests are exactly equivalent to the tests added.
 
     Returns
     -------
-    dict
-        ``(features, weights, goes_left) -> (node, threshold)`` for a linear test,
-        keeping the tighter threshold of two tests of the same projection in the
-        same direction; ``("categories", feature) -> (node, inside, outside)`` for
-        the set tests of one feature, ``inside`` the intersection of the sets taken
-        (``None`` when none is) and ``outside`` the union of the sets left.
+    key, previous
+        The entry changed and its value before (``_ABSENT`` when it is new), to
+        undo the change when the walk leaves the branch.
+    """
+    mask = int(tree.category_mask[node])
+    if mask:
+        # every set test of one feature merges into one: "in A" and "in B" is
+        # "in A & B", "not in A" and "not in B" is "not in A | B"
+        key = ("categories", int(tree.features[node, 0]))
+        previous = merged.get(key, _ABSENT)
+        _, inside, outside = (node, None, 0) if previous is _ABSENT else previous
+        if left:
+            inside = mask if inside is None else inside & mask
+        else:
+            outside |= mask
+        merged[key] = (node, inside, outside)
+        return key, previous
+    used = tree.features[node] >= 0
+    key = (tuple(tree.features[node][used].tolist()),
+           tuple(tree.weights[node][used].tolist()), left)
+    t = float(tree.threshold[node])
+    previous = merged.get(key, _ABSENT)
+    # two tests of the same projection in the same direction: keep the tighter
+    if previous is _ABSENT or (t < previous[1] if left else t > previous[1]):
+        merged[key] = (node, t)
+    return key, previous
+
+
+def _leaf_tests(tree):
+    """``(leaf, [(key, entry), ...])`` for every leaf, left to right: the merged tests
+    (see :func:`_merge_test`) of its path, in the order they first appear on it.
+
+    One depth-first walk with an explicit stack keeps the merged tests of the current
+    path and undoes a node's change when it leaves the node's branch, so the cost is
+    the number of nodes plus the size of the output, not the sum of the path lengths
+    (which is quadratic in the depth of a lopsided tree). Undoing in reverse order
+    keeps the dictionary's order that of the path: a key added below a node is
+    removed before the node's own key is.
     """
     merged = {}
-    for node, left in path:
-        mask = int(tree.category_mask[node])
-        if mask:
-            # every set test of one feature merges into one: "in A" and "in B" is
-            # "in A & B", "not in A" and "not in B" is "not in A | B"
-            key = ("categories", int(tree.features[node, 0]))
-            _, inside, outside = merged.get(key, (node, None, 0))
-            if left:
-                inside = mask if inside is None else inside & mask
+    # entries: (node, test) to visit, ``test`` the (parent, goes_left) that leads
+    # there; or (None, (key, previous)) to undo a test on the way back up
+    stack = [(0, None)]
+    while stack:
+        node, test = stack.pop()
+        if node is None:
+            key, previous = test
+            if previous is _ABSENT:
+                del merged[key]
             else:
-                outside |= mask
-            merged[key] = (node, inside, outside)
+                merged[key] = previous
             continue
-        used = tree.features[node] >= 0
-        key = (tuple(tree.features[node][used].tolist()),
-               tuple(tree.weights[node][used].tolist()), left)
-        t = float(tree.threshold[node])
-        # two tests of the same projection in the same direction: keep the tighter
-        if key not in merged or (t < merged[key][1] if left else t > merged[key][1]):
-            merged[key] = (node, t)
-    return merged
+        if test is not None:
+            stack.append((None, _merge_test(merged, tree, *test)))
+        if tree.children_left[node] == TREE_LEAF:
+            yield int(node), list(merged.items())
+            continue
+        stack.append((tree.children_right[node], (node, False)))
+        stack.append((tree.children_left[node], (node, True)))
 
 
 def _condition(key, entry, names, signs, decimals):
@@ -241,9 +274,8 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None, dec
     labels = resolve_class_labels(estimator, class_names)
     signs = feature_signs(X, tree.n_features) if ratios else None
     rows = []
-    for leaf, path in _paths_to_leaves(tree):
-        conditions = [_condition(key, entry, names, signs, decimals)
-                      for key, entry in _merged_tests(tree, path).items()]
+    for leaf, tests in _leaf_tests(tree):
+        conditions = [_condition(key, entry, names, signs, decimals) for key, entry in tests]
         row = {"leaf": int(leaf),
                "rule": " and ".join(c["text"] for c in conditions) or "always",
                "conditions": conditions}

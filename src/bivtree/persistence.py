@@ -12,6 +12,7 @@ tree's own arrays are checked by :meth:`Tree.from_dict` and :func:`_check_tree_d
 """
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -19,6 +20,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
+from ._validation import check_params
 from ._version import __version__
 from .tree import TREE_FORMAT_VERSION, TREE_FORMAT_VERSIONS_READ, Tree
 
@@ -41,6 +43,10 @@ MODEL_FORMAT_VERSION = 2
 _TREE_VERSION_OF_MODEL = {1: 1, 2: TREE_FORMAT_VERSION}
 #: numpy dtype kinds a saved ``classes_`` may have: bool, integers, floats, strings.
 _CLASS_KINDS = {"b": bool, "i": int, "u": int, "f": float, "U": str, "O": str}
+
+#: largest item of a saved ``classes_`` dtype: string labels of up to 65536 characters
+#: (4 bytes each), so a corrupt dtype such as ``"<U999999999"`` allocates nothing.
+_MAX_LABEL_BYTES = 4 << 16
 
 #: estimator classes that models may hold, by class name (the ``estimator`` field).
 _MODEL_CLASSES = {}
@@ -114,6 +120,7 @@ def _encode_param(value):
 
 
 def _decode_param(name, value):
+    # recursive, but over parsed JSON, whose nesting _parse_json bounds by MAX_JSON_DEPTH
     if value is None or isinstance(value, (bool, str, int, float)):
         return value
     if isinstance(value, list):
@@ -219,46 +226,91 @@ def _reject_constant(name):
     raise ValueError(f"the model file contains {name}, which is not valid JSON")
 
 
+#: deepest nesting of arrays and objects a model file may have. A model nests 6 deep
+#: at most (a dictionary parameter's value); the bound keeps the parser, which
+#: recurses once per level, far from Python's recursion limit.
+MAX_JSON_DEPTH = 64
+#: a JSON string literal, escapes included (brackets inside one do not nest).
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_OPENING, _CLOSING = (np.frombuffer(b"[{", np.uint8), np.frombuffer(b"]}", np.uint8))
+
+
+def _nesting_depth(text):
+    """Deepest nesting of ``[`` and ``{`` in JSON ``text``, outside string literals.
+
+    One pass of a regular expression and numpy over the brackets only, so it costs
+    far less than parsing; it runs first because the parser would exhaust the
+    stack on a deeply nested text (``"[" * 100000``).
+    """
+    code = np.frombuffer(_JSON_STRING.sub("", text).encode("utf-8", "surrogatepass"), np.uint8)
+    brackets = code[np.isin(code, _OPENING) | np.isin(code, _CLOSING)]
+    if brackets.size == 0:
+        return 0
+    steps = np.where(np.isin(brackets, _OPENING), 1, -1)
+    return int(np.cumsum(steps).max())
+
+
+def _parse_json(text):
+    """The JSON value of ``text`` (str or bytes); any malformed text raises ValueError."""
+    if isinstance(text, (bytes, bytearray)):
+        # the encodings json.loads accepts (UTF-8, -16 or -32, found from the first bytes)
+        text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
+    if not isinstance(text, str):
+        raise TypeError(f"a model is JSON text (str or bytes), not {type(text).__name__}")
+    depth = _nesting_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"the model nests arrays and objects {depth} deep; a model file "
+                         f"nests at most {MAX_JSON_DEPTH} deep")
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the model is not valid JSON: {exc}") from None
+    except RecursionError:  # a smaller stack than the depth bound assumes
+        raise ValueError("the model nests arrays and objects too deeply for this "
+                         "Python's stack") from None
+
+
 def _check_tree_dict(tree_dict):
     """Invariants a stored tree must satisfy beyond :meth:`Tree.from_dict`'s checks.
 
-    A cycle in the child ids would make prediction loop forever and an unused
-    slot before a used one would be skipped silently, so both are rejected here.
+    A cycle in the child ids would make prediction loop forever, an unused slot
+    before a used one would be skipped silently and a test whose weights are all 0
+    sends every sample the same way, so all are rejected here; each message names
+    the first node at fault.
     """
     if not isinstance(tree_dict, dict):
         raise ValueError("model 'tree' must be a dictionary")  # noqa: TRY004
-    for name in ("children_left", "children_right", "features", "n_node_samples"):
-        try:
-            arr = np.asarray(tree_dict.get(name), dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"tree array {name!r} is not numeric") from None
-        if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))
-                         or np.abs(arr).max() > 2.0 ** 53):
-            raise ValueError(f"tree array {name!r} must hold integers")
-    n_features = tree_dict.get("n_features")
-    if not (_is_int(n_features) and n_features > 0):
-        raise ValueError("tree 'n_features' must be a positive integer")
     tree = Tree.from_dict(tree_dict)
-    internal = np.flatnonzero(~tree.is_leaf)
+    is_leaf = tree.is_leaf
+    internal = np.flatnonzero(~is_leaf)
     if 2 * internal.size != tree.node_count - 1:
         raise ValueError("tree arrays do not describe one binary tree (every node but the "
                          "root needs exactly one parent)")
-    if np.any(tree.children_left[internal] <= internal) or np.any(
-            tree.children_right[internal] <= internal):
-        raise ValueError("tree child ids must be larger than their parent's id")
+    for name in ("children_left", "children_right"):
+        bad = getattr(tree, name)[internal] <= internal
+        if bad.any():
+            raise ValueError(f"tree node {internal[bad][0]}: {name!r} is "
+                             f"{getattr(tree, name)[internal[bad][0]]}; tree child ids must be "
+                             "larger than their parent's id")
     used = tree.features >= 0
-    if np.any(used[:, 1:] & ~used[:, :-1]):
-        raise ValueError("tree feature slots must be filled from the first one")
-    if np.any(tree.weights[~used] != 0.0) or not np.all(np.isfinite(tree.weights)):
-        raise ValueError("tree weights must be finite, and 0 in unused slots")
-    if np.any(used[tree.is_leaf]):
-        raise ValueError("tree leaves must not test features")
+    _reject_nodes(np.any((tree.weights != 0.0) & ~used, axis=1),
+                  "'weights' must be 0 in unused slots")
+    _reject_nodes(~np.all(np.isfinite(tree.weights), axis=1), "'weights' must be finite")
+    _reject_nodes(~is_leaf & (tree.category_mask == 0) & np.all(tree.weights == 0.0, axis=1),
+                  "'weights' of a decision node must not all be 0")
+    _reject_nodes(np.any(used, axis=1) & is_leaf, "tree leaves must not test features")
     for name in ("impurity", "weighted_n_node_samples", "value"):
-        if not np.all(np.isfinite(getattr(tree, name))):
-            raise ValueError(f"tree array {name!r} holds NaN or infinity")
-    if np.any(tree.n_node_samples < 0) or np.any(tree.weighted_n_node_samples < 0):
-        raise ValueError("tree sample counts must be non-negative")
+        values = getattr(tree, name).reshape(tree.node_count, -1)
+        _reject_nodes(~np.all(np.isfinite(values), axis=1), f"{name!r} holds NaN or infinity")
+    _reject_nodes((tree.n_node_samples < 0) | (tree.weighted_n_node_samples < 0),
+                  "tree sample counts must be non-negative")
     return tree
+
+
+def _reject_nodes(bad, problem):
+    """Raise a ValueError naming the first node flagged in ``bad`` (a bool per node)."""
+    if np.any(bad):
+        raise ValueError(f"tree node {int(np.flatnonzero(bad)[0])}: {problem}")
 
 
 def _check_classes(spec):
@@ -280,7 +332,20 @@ def _check_classes(spec):
     if len(values) < 2 or not all(ok(v) for v in values):
         raise ValueError(f"model classes must be at least two {kind.__name__} values "
                          f"matching dtype {spec['dtype']!r}")
-    classes = np.array(values, dtype=dtype)
+    if dtype.itemsize > _MAX_LABEL_BYTES:
+        raise ValueError(f"model classes have dtype {spec['dtype']!r}, whose items take "
+                         f"{dtype.itemsize} bytes; at most {_MAX_LABEL_BYTES} are read")
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        outside = [v for v in values if not info.min <= v <= info.max]
+        if outside:
+            raise ValueError(f"model class {outside[0]!r} does not fit dtype {spec['dtype']!r} "
+                             f"(range [{info.min}, {info.max}])")
+    try:
+        with np.errstate(all="raise"):
+            classes = np.array(values, dtype=dtype)
+    except (OverflowError, FloatingPointError, ValueError, TypeError):
+        raise ValueError(f"model classes do not fit dtype {spec['dtype']!r}") from None
     if classes.shape != (len(values),) or classes.tolist() != values:
         raise ValueError(f"model classes do not fit dtype {spec['dtype']!r}")
     if list(np.unique(classes)) != list(classes):
@@ -306,12 +371,26 @@ def _estimator_from_params(params, model):
         raise ValueError(f"model params do not match {cls.__name__}: missing "
                          f"{sorted(expected - set(params))}, unknown "
                          f"{sorted(set(params) - expected)}")
-    estimator = cls(**{k: _decode_param(k, v) for k, v in params.items()})
-    # the one parameter prediction uses; the others are checked by fit when refitting
-    n_jobs = estimator.n_jobs
-    if not (n_jobs is None or _is_int(n_jobs)):
-        raise ValueError(f"model parameter 'n_jobs' must be null or an integer, got {n_jobs!r}")
-    return estimator
+    return cls(**{k: _decode_param(k, v) for k, v in params.items()})
+
+
+def _check_saved_params(not_saved, model):
+    """Check the saved parameters with the class's own constraint table.
+
+    A parameter in ``not_saved`` came back as ``None`` (it had no JSON form), which
+    its constraints need not accept, so it is left out; the others must be values
+    ``fit`` would take, so that a model that loads also predicts (``n_jobs: 0``
+    would fail at the first prediction).
+    """
+    estimator = model["params"]
+    table = getattr(estimator, "_parameter_constraints", {})
+    saved = {k: v for k, v in estimator.get_params(deep=False).items()
+             if k in table and k not in not_saved}
+    try:
+        check_params(type(estimator).__name__, saved, table)
+    except ValueError as exc:
+        raise ValueError(f"model 'params': {exc}") from None
+    return not_saved
 
 
 def _tree_of_model(tree_dict, model):
@@ -361,8 +440,11 @@ def _classes_of_model(spec, model):
     if tree.value.shape[1] != classes.shape[0]:
         raise ValueError(f"model tree holds {tree.value.shape[1]} class counts per node "
                          f"but {classes.shape[0]} classes")
-    if np.any(tree.value < 0):
-        raise ValueError("model tree class counts must be non-negative")
+    _reject_nodes(np.any(tree.value < 0, axis=1),
+                  "'value' (class counts) must be non-negative")
+    # a leaf's class shares are its counts over their sum: a zero sum has none
+    _reject_nodes(tree.is_leaf & ~(tree.value.sum(axis=1) > 0),
+                  "'value' of a leaf (class counts) must have a positive sum")
     return classes
 
 
@@ -443,7 +525,8 @@ _MODEL_FIELDS = (
            lambda value, model: isinstance(value, list) and all(
                isinstance(p, str) and p in _parameter_names(model["estimator"])
                for p in value),
-           "model 'params_not_saved' must list parameter names", default=[]),
+           "model 'params_not_saved' must list parameter names", _check_saved_params,
+           default=[]),
     _Field("metadata", False, then=_metadata_of_model),
 )
 
@@ -507,11 +590,7 @@ def from_json(text, *, return_metadata=False):
     metadata : dict or None
         Only with ``return_metadata=True``.
     """
-    try:
-        data = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the model is not valid JSON: {exc}") from None
-    estimator, metadata = _model_from_dict(data)
+    estimator, metadata = _model_from_dict(_parse_json(text))
     return (estimator, metadata) if return_metadata else estimator
 
 

@@ -67,6 +67,10 @@ _MAX_PIES = 300
 #: and taller than this many inches (a screen), so small trees stay in one piece.
 _WRAP_BELOW = 0.8
 _WRAP_HEIGHT = 12.0
+#: depth drawn when plot_tree gets no ``max_depth``: deeper subtrees become "..." boxes.
+#: A picture of more levels is unreadable, and laying out thousands of levels (a valid
+#: tree may have them) would take minutes.
+DEFAULT_MAX_DRAWN_DEPTH = 40
 
 
 def _pyplot():
@@ -724,7 +728,7 @@ class _TreePicture:
             max_points, fontsize, target_name, rng)
         self.classifier = labels is not None
         self.label_text = None if labels is None else [str(c) for c in labels]
-        self.limit = np.iinfo(np.int64).max if max_depth is None else int(max_depth)
+        self.limit = DEFAULT_MAX_DRAWN_DEPTH if max_depth is None else int(max_depth)
         self.pad = _BOX_PAD * fontsize / 72.0  # text box padding, in inches
         # without y a regressor's leaves still get colours: those of their values
         leaf_values = None if self.classifier else self.tree.value[self.tree.is_leaf, 0]
@@ -958,6 +962,8 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
         that every plot and label keeps a readable size.
     max_depth : int, default=None
         Draw nodes down to this depth; deeper subtrees appear as a "..." box.
+        ``None`` draws down to depth ``DEFAULT_MAX_DRAWN_DEPTH`` (40), so that a tree
+        thousands of levels deep is still drawn, its top levels only.
     second_feature : "best", "strip", str or int, default="best"
         How a univariate node is drawn: against the other feature that best splits
         its samples ("best"), as a strip plot of its feature by class ("strip";

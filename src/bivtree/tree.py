@@ -45,6 +45,13 @@ _ARRAYS = (
 )
 #: arrays whose entries are ids or counts.
 _INTEGER_ARRAYS = ("children_left", "children_right", "features", "n_node_samples")
+#: arrays with one row per node (the others have one entry per node).
+_TABLE_ARRAYS = ("features", "weights", "value")
+#: most nodes a stored tree may have: a fully grown tree on 30 million samples fits, and
+#: the bound is checked before any array is built, so a corrupt size allocates nothing.
+MAX_NODES = 1 << 26
+#: most feature slots per node a stored tree may have (the splitters use 2, MUST 3).
+MAX_SLOTS = 16
 
 
 def categories_to_mask(codes):
@@ -105,6 +112,53 @@ def _as_mask_array(category_mask, n):
     return np.ascontiguousarray(category_mask, dtype=MASK_DTYPE)
 
 
+def _node_count(data):
+    """Number of nodes of a tree dictionary, bounded before any array is built."""
+    ids = data["children_left"]
+    if not isinstance(ids, (list, tuple, np.ndarray)):
+        raise ValueError("tree array 'children_left' is not a numeric list")  # noqa: TRY004
+    n = len(ids)
+    if not 1 <= n <= MAX_NODES:
+        raise ValueError(f"tree array 'children_left' has {n} nodes; a stored tree has 1 to "
+                         f"{MAX_NODES}")
+    return n
+
+
+def _numeric_array(name, values, n):
+    """``values`` of a tree dictionary as a float array of ``n`` rows, or a ValueError.
+
+    The length and the row widths are checked on the lists themselves, so a corrupt
+    dictionary is rejected before numpy allocates anything for it; strings, ``None``,
+    booleans and nested lists of the wrong depth are rejected rather than converted.
+    """
+    if not isinstance(values, (list, tuple, np.ndarray)):
+        raise ValueError(f"tree array {name!r} is not a numeric list")  # noqa: TRY004
+    if len(values) != n:
+        raise ValueError(f"tree array {name!r} has {len(values)} rows, expected {n} (one per "
+                         "node, as 'children_left')")
+    if name in _TABLE_ARRAYS:
+        limit = MAX_SLOTS if name != "value" else MAX_NODES
+        rows = (list, tuple, np.ndarray)
+        width = len(values[0]) if isinstance(values[0], rows) else 0
+        for node, row in enumerate(values):
+            if not (isinstance(row, rows) and len(row) == width and 1 <= width <= limit):
+                raise ValueError(f"tree array {name!r}: node {node} is not a numeric row of "
+                                 f"the same length (1 to {limit}) as node 0's")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"tree array {name!r} is not a numeric list: {exc}") from None
+    if arr.dtype.kind not in "iuf" or arr.ndim != (2 if name in _TABLE_ARRAYS else 1):
+        raise ValueError(f"tree array {name!r} is not a numeric list (one "
+                         f"{'row of numbers' if name in _TABLE_ARRAYS else 'number'} per node)")
+    return arr.astype(DTYPE)
+
+
+def _first(mask):
+    """Index of the first ``True`` of a boolean array (the node an error names)."""
+    return int(np.flatnonzero(mask)[0])
+
+
 class Tree:
     """A bivariate (or few-feature oblique) decision tree as parallel arrays.
 
@@ -161,32 +215,64 @@ class Tree:
                 raise ValueError(f"tree array {name!r} has {arr.shape[0]} rows, expected {n}")
         if self.features.shape != self.weights.shape:
             raise ValueError("tree arrays 'features' and 'weights' differ in shape")
+        self._check_children()
+        internal = self.children_left != TREE_LEAF
+        f = self.features
+        bad = internal & ((f[:, 0] < 0) | (f.max(axis=1) >= self.n_features))
+        if bad.any():
+            node = _first(bad)
+            raise ValueError(f"tree node {node}: 'features' {f[node].tolist()} has a tree feature "
+                             f"index out of range [0, {self.n_features})")
+        used = f >= 0
+        bad = np.any(used[:, 1:] & ~used[:, :-1], axis=1)
+        if bad.any():
+            raise ValueError(f"tree node {_first(bad)}: tree feature slots must be filled from "
+                             "the first one ('features')")
+        bad = internal & ~np.isfinite(self.threshold)
+        if bad.any():
+            raise ValueError(f"tree node {_first(bad)}: tree thresholds must be finite at "
+                             "decision nodes ('threshold')")
+        self._check_categorical(internal)
+
+    def _check_children(self):
+        """Child ids in range and no node the child of two nodes (each raises naming the node)."""
         cl, cr = self.children_left, self.children_right
-        if np.any((cl == TREE_LEAF) != (cr == TREE_LEAF)):
-            raise ValueError("a node has exactly one child")
-        internal = cl != TREE_LEAF
+        n = cl.shape[0]
+        bad = (cl == TREE_LEAF) != (cr == TREE_LEAF)
+        if bad.any():
+            raise ValueError(f"tree node {_first(bad)} has exactly one child ('children_left' and "
+                             "'children_right' must both be -1 or both be ids)")
+        internal = np.flatnonzero(cl != TREE_LEAF)
+        for name, kids in (("children_left", cl[internal]), ("children_right", cr[internal])):
+            bad = (kids <= 0) | (kids >= n)
+            if bad.any():
+                node = internal[_first(bad)]
+                raise ValueError(f"tree node {node}: {name!r} is {kids[_first(bad)]}; tree child "
+                                 f"ids are out of range [1, {n})")
         kids = np.concatenate([cl[internal], cr[internal]])
-        if kids.size and (kids.min() <= 0 or kids.max() >= n or np.unique(kids).size != kids.size):
-            raise ValueError("tree child ids are out of range or shared between nodes")
-        f = self.features[internal]
-        if f.size and (f[:, 0].min() < 0 or f.max() >= self.n_features):
-            raise ValueError("tree feature index out of range")
-        used = self.features >= 0
-        if np.any(used[:, 1:] & ~used[:, :-1]):
-            raise ValueError("tree feature slots must be filled from the first one")
-        if not np.all(np.isfinite(self.threshold[internal])):
-            raise ValueError("tree thresholds must be finite at decision nodes")
+        parents = np.concatenate([internal, internal])
+        order = np.argsort(kids, kind="stable")
+        shared = np.flatnonzero(kids[order][1:] == kids[order][:-1])
+        if shared.size:
+            first, second = parents[order[shared[0]]], parents[order[shared[0] + 1]]
+            raise ValueError(f"tree node {second}: its child {kids[order[shared[0]]]} is also a "
+                             f"child of node {first} (tree child ids shared between nodes)")
+
+    def _check_categorical(self, internal):
+        n = self.children_left.shape[0]
         if self.category_mask.shape != (n,):
             raise ValueError(f"tree array 'category_mask' has shape {self.category_mask.shape},"
                              f" expected ({n},)")
         categorical = self.category_mask != 0
-        if np.any(categorical & ~internal):
-            raise ValueError("tree leaves must have category_mask 0")
-        if categorical.any():
-            f, w = self.features[categorical], self.weights[categorical]
-            if np.any(f[:, 1:] >= 0) or np.any(w[:, 0] != 1.0) or np.any(w[:, 1:] != 0.0):
-                raise ValueError("a categorical node (category_mask != 0) tests one feature: "
-                                 "features [f, -1, ...] and weights [1, 0, ...]")
+        bad = categorical & ~internal
+        if bad.any():
+            raise ValueError(f"tree node {_first(bad)}: tree leaves must have category_mask 0")
+        f, w = self.features, self.weights
+        bad = categorical & (np.any(f[:, 1:] >= 0, axis=1) | (w[:, 0] != 1.0)
+                             | np.any(w[:, 1:] != 0.0, axis=1))
+        if bad.any():
+            raise ValueError(f"tree node {_first(bad)}: a categorical node (category_mask != 0) "
+                             "tests one feature: features [f, -1, ...] and weights [1, 0, ...]")
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -305,13 +391,14 @@ class Tree:
         if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
             raise ValueError(f"tree dictionary has n_features={n_features!r}; expected a "
                              "positive integer")
-        try:
-            arrays = {name: np.asarray(data[name], dtype=DTYPE) for name in _ARRAYS}
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"tree dictionary holds a non-numeric array: {exc}") from None
+        arrays = {name: _numeric_array(name, data[name], _node_count(data))
+                  for name in _ARRAYS}
         for name in _INTEGER_ARRAYS:
-            if not np.all(np.isfinite(arrays[name]) & (arrays[name] == np.round(arrays[name]))):
-                raise ValueError(f"tree array {name!r} must hold integers")
+            arr = arrays[name]
+            bad = ~(np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) <= 2.0 ** 53))
+            if bad.any():
+                node = int(np.flatnonzero(bad.reshape(arr.shape[0], -1).any(axis=1))[0])
+                raise ValueError(f"tree array {name!r} must hold integers (node {node})")
         mask = None
         if version >= 2:
             mask = data["category_mask"]
@@ -329,8 +416,12 @@ class Tree:
 
     @classmethod
     def from_json(cls, text):
-        """Inverse of :meth:`to_json`."""
-        return cls.from_dict(json.loads(text))
+        """Inverse of :meth:`to_json`; malformed text raises ValueError."""
+        try:
+            data = json.loads(text)
+        except RecursionError:  # the parser recurses once per level of nesting
+            raise ValueError("the tree's JSON nests arrays and objects too deeply") from None
+        return cls.from_dict(data)
 
     def copy(self):
         """Deep copy."""
