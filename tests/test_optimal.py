@@ -340,3 +340,114 @@ def test_verbose_reports_searches(capsys):
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     BivariateTreeClassifier(splitter="optimal", max_depth=1, verbose=2).fit(X, y)
     assert "optimal split" in capsys.readouterr().out
+
+
+# ------------------------------------------------------ bounds of stopped searches
+def three_class_data(n, seed, noise=0.5):
+    """Three overlapping classes: the root bound of gini and entropy is positive."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.8 * X[:, 1] + noise * rng.normal(size=n) > 0).astype(int)
+    y[X[:, 2] - 0.6 * X[:, 0] + (noise - 0.5) * rng.normal(size=n) > 0.8] = 2
+    return X, y
+
+
+def root_bound(y, w, criterion, n_classes):
+    from bivtree._kernels.bnb_bounds import root_lower_bound
+    counts = np.bincount(y, weights=w, minlength=n_classes)
+    return root_lower_bound(counts, CLASSIFICATION_CRITERIA[criterion])
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_finished_search_reports_no_gap(method):
+    X, y = three_class_data(200, 1)
+    sd = split_data(X, y, np.ones(200), "gini", 3)
+    for options in ({}, {"time_limit": 1e6}, {"fit_time_limit": 1e6}):
+        split = search(sd, method, **options)
+        assert split.info["complete"]
+        assert split.info["gap"] == 0.0
+        assert split.info["lower_bound"] == split.objective
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_pair_stopped_mid_search_proves_a_valid_bound(criterion):
+    # a raised flag is first read after a fixed number of subproblems, so the stop
+    # happens at the same box on every run
+    from bivtree._kernels import bnb_search as bnb
+    from bivtree._kernels.bnb_bounds import VERTEX
+    X, y = three_class_data(1500, 3, noise=2.0)  # about a thousand subproblems
+    n = X.shape[0]
+    P = np.zeros((n, 4))
+    P[np.arange(n), y] = 1.0
+    P[:, 3] = 1.0
+    code = CLASSIFICATION_CRITERIA[criterion]
+    Z, order, rank, _, _ = bnb.node_features(np.asfortranarray(X), np.arange(n), np.arange(3))
+    u, v, S = bnb.merge_pair(Z, order, rank, 0, 2, P)
+    args = (u, v, S, 3, code, 1.0, 0.0, np.inf, 0.0, VERTEX, -1)
+    exact, *_, status = bnb.bnb_ordered_pair(*args, np.zeros(1, np.int64))
+    assert status == bnb.COMPLETE
+    best, _, _, lb_open, n_boxes, status = bnb.bnb_ordered_pair(*args, np.ones(1, np.int64))
+    assert status == bnb.STOPPED and n_boxes > 0
+    tol = 1e-9 * n
+    assert lb_open <= exact + tol <= best + 2 * tol
+    assert lb_open >= root_bound(y, np.ones(n), criterion, 3) - tol
+    assert lb_open > 0.0
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_search_stopped_before_its_pairs_reports_the_root_bound(method, monkeypatch):
+    # a flag raised before the search starts: every pair is left untouched
+    from bivtree.splitters import optimal
+
+    class RaisedTimer:
+        def __init__(self, seconds):
+            self.flag = np.ones(1, dtype=np.int64)
+
+        def cancel(self):
+            pass
+
+    X, y = three_class_data(300, 5)
+    w = np.ones(300)
+    sd = split_data(X, y, w, "gini", 3)
+    exact = search(sd, "sweep").objective
+    root = root_bound(y, w, "gini", 3)
+    assert 0.0 < root < exact
+    for options, patch in (({"time_limit": 1e6}, True), ({"time_limit": 0.0}, False),
+                           ({"fit_time_limit": 0.0}, False)):
+        with monkeypatch.context() as m:
+            if patch:
+                m.setattr(optimal, "StopTimer", RaisedTimer)
+            split = search(sd, method, **options)
+        info = split.info
+        assert not info["complete"] and info["n_pairs"] == 3
+        assert info["lower_bound"] == pytest.approx(root, rel=1e-12)
+        assert info["lower_bound"] <= exact + 1e-9 <= split.objective + 2e-9
+        assert info["gap"] == pytest.approx((split.objective - root) / split.objective)
+        assert close(routed_objective(split, X, y, w, "gini", 3), split.objective, 300)
+
+
+def check_tree_and_reports(clf, X):
+    tree = clf.tree_
+    assert len(clf.split_info_) == tree.node_count
+    assert np.all(np.isin(clf.predict(X), clf.classes_))
+    for node, info in enumerate(clf.split_info_):
+        assert (info is None) == bool(tree.is_leaf[node])
+        if info is not None:
+            assert 0.0 <= info["gap"] <= 1.0 and info["lower_bound"] >= 0.0
+
+
+def test_fit_time_limit_grows_a_valid_tree(monkeypatch):
+    from bivtree.splitters import optimal
+    X, y = three_class_data(400, 6)
+    for limit in (0.0, 0.05):
+        clf = BivariateTreeClassifier(splitter="optimal",
+                                      splitter_options={"fit_time_limit": limit}).fit(X, y)
+        check_tree_and_reports(clf, X)
+    # once the limit and its grace are spent the remaining nodes are leaves: here all
+    monkeypatch.setattr(optimal, "FIT_LIMIT_GRACE_FRACTION", 0.0)
+    monkeypatch.setattr(optimal, "FIT_LIMIT_GRACE_SECONDS", 0.0)
+    clf = BivariateTreeClassifier(splitter="optimal",
+                                  splitter_options={"fit_time_limit": 0.0}).fit(X, y)
+    assert clf.tree_.node_count == 1
+    assert np.all(clf.predict(X) == np.bincount(y).argmax())
+    assert clf.optimality_gap_ is None

@@ -46,6 +46,13 @@ PARALLEL_MIN_WORK = 50_000
 SWEEP_MIN_BOXES = 4096
 SWEEP_BOX_RATIO = 16
 
+#: after ``fit_time_limit``, the remaining nodes get univariate splits for this
+#: fraction of the limit plus these seconds, then become leaves: growing the rest
+#: of a large tree univariately can take long, and the limit should hold whatever
+#: the data's size.
+FIT_LIMIT_GRACE_FRACTION = 0.05
+FIT_LIMIT_GRACE_SECONDS = 0.25
+
 #: ``method="auto"`` runs the branch and bound for the classification criteria
 #: (faster than the sweep on all but the smallest nodes, where both take well under
 #: a millisecond; see benchmarks/bench_optimal.py) and the sweep for
@@ -81,8 +88,12 @@ class OptimalSplitter(Splitter):
         Seconds one node's search may take; the best split found by then is
         used and its proven gap reported.
     fit_time_limit : float, default=None
-        Seconds the searches of a whole fit may take together; once spent,
-        every remaining node keeps its best univariate split (with its gap).
+        Seconds the searches of a whole fit may take together. The node in
+        flight stops with the best split found; once spent, every remaining
+        node gets its best univariate split without a pair search (with the
+        gap to the node's root bound), and once ``FIT_LIMIT_GRACE_FRACTION``
+        of the limit plus ``FIT_LIMIT_GRACE_SECONDS`` more have passed, every
+        remaining node becomes a leaf.
     verbose : int, default=0
         Print a line for every node search longer than a second (every node
         search with ``verbose >= 2``).
@@ -130,6 +141,13 @@ class OptimalSplitter(Splitter):
             return self.method
         return "sweep" if criterion == SQUARED_ERROR else "branch_and_bound"
 
+    def _past_grace(self):
+        """Whether the fit's time and its grace are spent: no more splits at all."""
+        if self.fit_time_limit is None:
+            return False
+        grace = FIT_LIMIT_GRACE_FRACTION * self.fit_time_limit + FIT_LIMIT_GRACE_SECONDS
+        return time.perf_counter() - self._fit_start >= self.fit_time_limit + grace
+
     def _node_time_limit(self):
         limit = self.time_limit
         if self.fit_time_limit is not None:
@@ -139,11 +157,18 @@ class OptimalSplitter(Splitter):
 
     def find_split(self, data, samples, features):
         t0 = time.perf_counter()
+        if self._past_grace():
+            return None
         # no valid univariate cut (ties with min_samples_leaf) does not rule out a
         # bivariate one: the pair search runs whatever the univariate result
         univariate = best_univariate_split(data, samples, features)
         n = samples.shape[0]
         method = self._node_method(data.criterion)
+        limit = self._node_time_limit()
+        if limit is not None and limit <= 0.0:
+            # no time left: skip the pair search and its set-up (sorting every feature
+            # of the node, a parallel region), which would stop at once anyway
+            return self._without_search(data, samples, features, univariate, method, t0)
         Z, order, rank, _, scale = node_features(data.X, samples, features)
         varying = np.flatnonzero(scale > 0)
         pi, pk = candidate_pairs(varying)
@@ -163,7 +188,37 @@ class OptimalSplitter(Splitter):
         incumbent = (np.inf if univariate is None else univariate.objective) - tol
         root_lb = (0.0 if data.criterion == SQUARED_ERROR
                    else root_lower_bound(counts, data.criterion))
+        # the timer also bounds the sweep that the write-back may fall back on
         timer = StopTimer(self._node_time_limit())
+        try:
+            candidate, lower, stopped = self._search(
+                method, data, Z, order, rank, pi, pk, stats, incumbent, root_lb, features, info,
+                timer.flag)
+            split = univariate
+            if candidate is not None:
+                split = self._rule(data, samples, univariate, candidate, inv_scale, tol, Z,
+                                   stats, timer.flag)
+                if split is not None and split.objective > candidate[0] + tol:
+                    # the written-back rule lost part of what the search found (a
+                    # fallback sweep cut short): the search's value still bounds the
+                    # optimum, and the gap says what was lost
+                    lower = min(lower, candidate[0])
+        finally:
+            timer.cancel()
+        if split is None:
+            return None
+        return self._finish(split, min(lower, split.objective), info, t0, n, not stopped)
+
+    def _search(self, method, data, Z, order, rank, pi, pk, stats, incumbent, root_lb,
+                features, info, stop):
+        """The pair search of a node: ``(candidate or None, proven lower bound, stopped)``.
+
+        The lower bound is the least, over the pairs, of what each proved: nothing
+        below the incumbent for a finished pair (``inf``), the least bound of the
+        open boxes for a pair stopped mid-search, and ``root_lb`` for a pair stopped
+        before it started (or stopped in the sweep, which proves no bound).
+        """
+        n = Z.shape[0]
         previous_chunk = numba.set_parallel_chunksize(1)  # pairs differ widely in cost
         previous_threads = numba.get_num_threads()
         if n * pi.size < PARALLEL_MIN_WORK:
@@ -177,7 +232,7 @@ class OptimalSplitter(Splitter):
                     float(data.min_samples_leaf), float(data.min_weight_leaf), incumbent,
                     self.epsilon, BOUNDS[self.bound], root_lb,
                     max(PAIRS_PER_ROUND, ROUND_WORK // n),
-                    np.array([SWEEP_MIN_BOXES, SWEEP_BOX_RATIO], dtype=np.int64), timer.flag)
+                    np.array([SWEEP_MIN_BOXES, SWEEP_BOX_RATIO], dtype=np.int64), stop)
                 info["n_subproblems"] = int(n_boxes.sum())
                 info["n_swept_pairs"] = int(np.count_nonzero(n_swaps))
                 lower = float(lb_open.min()) if lb_open.size else np.inf
@@ -188,7 +243,7 @@ class OptimalSplitter(Splitter):
                     candidate = (best, features[j2], features[j1], 1.0, -a, j2, j1)
             else:
                 optimum, wu, wv, n_swaps, complete = sweep_search(
-                    Z, pi, pk, stats, self._objective, self._params, timer.flag)
+                    Z, pi, pk, stats, self._objective, self._params, stop)
                 info["n_swaps"] = int(n_swaps.sum())
                 stopped = not bool(complete.all())
                 lower = root_lb if stopped else np.inf
@@ -200,13 +255,24 @@ class OptimalSplitter(Splitter):
         finally:
             numba.set_parallel_chunksize(previous_chunk)
             numba.set_num_threads(previous_threads)
-            timer.cancel()
-        split = univariate
-        if candidate is not None:
-            split = self._rule(data, samples, univariate, candidate, inv_scale, tol, Z, stats)
-        if split is None:
+        return candidate, lower, bool(stopped)
+
+    def _without_search(self, data, samples, features, univariate, method, t0):
+        """The univariate split of a node left no time for its pair search, with the
+        node's root bound as its proven lower bound."""
+        if univariate is None:
             return None
-        return self._finish(split, min(lower, split.objective), info, t0, n, not stopped)
+        X = data.X[samples][:, features]
+        n_varying = int(np.count_nonzero(X.max(axis=0) > X.min(axis=0)))
+        n_pairs = n_varying * (n_varying - 1) // 2
+        info = {"method": method, "n_pairs": n_pairs}
+        if n_pairs == 0 or data.criterion == SQUARED_ERROR:
+            lower = univariate.objective if n_pairs == 0 else 0.0
+        else:
+            counts = np.bincount(data.labels[samples], weights=data.sample_weight[samples],
+                                 minlength=data.n_classes)
+            lower = root_lower_bound(counts, data.criterion)
+        return self._finish(univariate, lower, info, t0, samples.shape[0], n_pairs == 0)
 
     @staticmethod
     def _sweep_candidate(optimum, features, j, k, wu, wv):
@@ -215,17 +281,21 @@ class OptimalSplitter(Splitter):
             return (optimum, features[j], features[k], wu, wv, j, k)
         return (optimum, features[k], features[j], wv, wu, k, j)
 
-    def _rule(self, data, samples, univariate, candidate, inv_scale, tol, Z, stats):
+    def _rule(self, data, samples, univariate, candidate, inv_scale, tol, Z, stats, stop):
         """Stored rule for a winning direction; falls back to the sweep's direction for the
-        pair when rounding makes the re-scan miss the partition the search scored."""
+        pair when rounding makes the re-scan miss the partition the search scored.
+
+        The sweep gives up once ``stop`` is raised (its best direction so far is
+        re-scanned all the same): unbounded, a sweep of a large node would outlast
+        any time limit.
+        """
         claimed, f1, f2, c1, c2, z1, z2 = candidate
         split = self._rescan(data, samples, univariate, f1, f2, c1, c2, inv_scale)
         if split is not None and split.objective <= claimed + tol:
             return split
         u = np.ascontiguousarray(Z[:, min(z1, z2)])
         v = np.ascontiguousarray(Z[:, max(z1, z2)])
-        _, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, self._objective, self._params,
-                                           np.zeros(1, dtype=np.int64))
+        _, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, self._objective, self._params, stop)
         lo = min(z1, z2)
         flo = f1 if z1 == lo else f2
         fhi = f2 if z1 == lo else f1
