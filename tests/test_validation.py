@@ -37,8 +37,9 @@ def small_data(n=30, seed=0):
     (Interval(Integral, 1, None, closed="left"), [1, 7, np.int64(3), 10**30],
      [0, -1, True, 1.0, 2.5, "2", None, np.nan]),
     (Interval(Integral, None, -1, closed="right"), [-1, -5], [0, 1, False]),
-    (Interval(Real, 0.0, None, closed="left"), [0, 0.0, 1e300, np.float32(2.0), 10**400],
-     [-1e-300, np.inf, np.nan, True, np.bool_(False), "0.1", [0.1], None]),
+    # an int beyond the largest double is no real number a float can hold
+    (Interval(Real, 0.0, None, closed="left"), [0, 0.0, 1e300, np.float32(2.0), 10**300],
+     [-1e-300, np.inf, np.nan, True, np.bool_(False), "0.1", [0.1], None, 10**400]),
     (Interval(Real, 0.0, 1.0, closed="neither"), [0.5, 1e-9], [0.0, 1.0, 0, 1]),
     (Interval(Real, 0.0, 1.0, closed="both"), [0, 1, 0.0, 1.0], [1.0001, -0.0001]),
     (Interval(Real, 0.0, 1.0, closed="right"), [1.0], [0.0]),
@@ -305,3 +306,23 @@ def test_prune_tree_message():
     with pytest.raises(ValueError, match=re.escape(
             "ccp_alpha must be a number in [0, inf), got '0.1'")):
         prune_tree(tree, "0.1")
+
+
+def test_a_regressor_names_a_non_numeric_target():
+    X = np.arange(20.0).reshape(10, 2)
+    for estimator in (BivariateTreeRegressor(), TAOTreeRegressor()):
+        with pytest.raises(ValueError, match="y holds the non-numeric value 'a': a regressor"):
+            estimator.fit(X, ["a", "b"] * 5)
+        with pytest.raises(ValueError, match="y holds the non-numeric value None"):
+            estimator.fit(X, [1.0, None] * 5)
+    # numeric strings are numbers, as in scikit-learn
+    BivariateTreeRegressor(max_depth=1).fit(X, ["1.5", "2"] * 5)
+
+
+def test_real_parameters_are_floats_however_they_are_written():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    # a huge Python int is a valid cost; it used to overflow numpy's integer arithmetic
+    assert np.isfinite(TAOTreeClassifier(feature_cost=10**19).fit(X, y).objective_)
+    with pytest.raises(ValueError, match=r"alpha must be a number in \[0, inf\), got 1000"):
+        TAOTreeClassifier(alpha=10**400).fit(X, y)

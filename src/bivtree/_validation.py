@@ -32,6 +32,7 @@ bivtree supports, so bivtree keeps this small one of its own.
 """
 
 import math
+import sys
 from numbers import Integral, Real
 
 import numpy as np
@@ -87,7 +88,9 @@ class Interval:
         if _is_bool(value) or not isinstance(value, Real):
             return False
         if isinstance(value, Integral):  # never NaN, and may be too large for a float
-            return self.kind is not RealNotInt
+            # a real-valued parameter is used as a float: it must be one
+            return self.kind is Integral or (
+                self.kind is Real and abs(value) <= sys.float_info.max)
         return self.kind is not Integral and not math.isnan(value)
 
     def is_satisfied_by(self, value):

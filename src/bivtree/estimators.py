@@ -119,6 +119,24 @@ def _check_numeric_frame(X):
             "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
 
 
+def _check_numeric_targets(y):
+    """A regressor's targets must be numbers: name the first value that is not one.
+
+    Numeric strings (``"1.5"``) pass, as scikit-learn converts them.
+    """
+    y = np.asarray(y)
+    if y.dtype.kind not in "OUS":
+        return
+    for value in y.ravel():
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            shown = value.item() if isinstance(value, np.generic) else value
+            raise ValueError(
+                f"y holds the non-numeric value {shown!r}: a regressor needs numeric targets "
+                "(for class labels, use a classifier)") from None
+
+
 def _positive_samples(sample_weight):
     """Indices of the samples of positive weight; a ValueError when there is none.
 
@@ -334,6 +352,8 @@ class FittedTreeMixin:
         # parameters first: they are cheap to check and explain more than a data error
         self._validate_params()
         _check_numeric_frame(X)
+        if not self._is_classifier():
+            _check_numeric_targets(y)
         X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite=True,
                              ensure_min_samples=2, multi_output=False,
                              y_numeric=not self._is_classifier())

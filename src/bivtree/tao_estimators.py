@@ -137,7 +137,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
 
     def _run(self, data, state, exact_max_samples, cache=None):
         optimizer = TAOOptimizer(
-            data, alpha=self.alpha, feature_cost=self.feature_cost,
+            data, alpha=float(self.alpha), feature_cost=float(self.feature_cost),
             n_orientations=self.n_orientations, exact_max_samples=exact_max_samples,
             max_iter=self.max_iter, time_limit=self.time_limit, verbose=self.verbose,
             cache=cache)
@@ -177,8 +177,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.objective_path_ = np.asarray(result.objective_path)
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
-        self.next_alpha_ = next_alpha(result.records, self.alpha, data.total_weight,
-                                      self.feature_cost)
+        self.next_alpha_ = next_alpha(result.records, float(self.alpha), data.total_weight,
+                                      float(self.feature_cost))
         self.tree_ = state_to_tree(state, data)
         self.objective_ = self._tree_objective(data)
         self.n_outputs_ = 1
@@ -202,7 +202,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         loss = tree_loss(self.tree_, data.X[rows], data.labels[rows], data.targets[rows],
                          data.sample_weight[rows], data.regression)
         used = self.tree_.n_node_features
-        penalty = np.count_nonzero(used == 1) + self.feature_cost * np.count_nonzero(used == 2)
+        penalty = (np.count_nonzero(used == 1)
+                   + float(self.feature_cost) * np.count_nonzero(used == 2))
         return (loss + self.alpha * data.total_weight * penalty) / data.total_weight
 
     def _choose_init(self, X, y, sample_weight, labels, targets, n_classes, exact_max_samples):
