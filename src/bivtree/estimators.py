@@ -354,9 +354,12 @@ class FittedTreeMixin:
         _check_numeric_frame(X)
         if not self._is_classifier():
             _check_numeric_targets(y)
-        X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite=True,
-                             ensure_min_samples=2, multi_output=False,
-                             y_numeric=not self._is_classifier())
+        # scikit-learn's finiteness check first sums X, which overflows harmlessly (and
+        # warns) for finite values near the largest double; those get bivtree's range check
+        with np.errstate(over="ignore", invalid="ignore"):
+            X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite=True,
+                                 ensure_min_samples=2, multi_output=False,
+                                 y_numeric=not self._is_classifier())
         sample_weight = _check_sample_weight(sample_weight, X, dtype=DTYPE,
                                              ensure_non_negative=True)
         if not np.all(np.isfinite(sample_weight)):
