@@ -122,10 +122,13 @@ def _check_numeric_frame(X):
 def _check_numeric_targets(y):
     """A regressor's targets must be numbers: name the first value that is not one.
 
-    Numeric strings (``"1.5"``) pass, as scikit-learn converts them.
+    Numeric strings (``"1.5"``) pass, as scikit-learn converts them; a missing or
+    malformed ``y`` is left to scikit-learn's own checks.
     """
+    if y is None:
+        return
     y = np.asarray(y)
-    if y.dtype.kind not in "OUS":
+    if y.ndim != 1 or y.dtype.kind not in "OUS":
         return
     for value in y.ravel():
         try:
