@@ -348,7 +348,8 @@ class FittedTreeMixin:
     def _validate_X_predict(self, X):
         check_is_fitted(self, "tree_")
         _check_numeric_frame(X)
-        X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite=True)
+        with np.errstate(over="ignore", invalid="ignore"):  # as in _validate_fit_data
+            X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite=True)
         return _writable(X)
 
     def _validate_fit_data(self, X, y, sample_weight):
