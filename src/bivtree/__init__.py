@@ -2,7 +2,9 @@
 
 from ._version import __version__
 from .estimators import BivariateTreeClassifier, BivariateTreeRegressor
+from .explain import contributions, explain
 from .export import export_graphviz, export_rules, export_text
+from .export_code import export_python, export_sql
 from .persistence import from_json, load_model, save_model, to_json
 from .plot import plot_split, plot_tree
 from .tao_estimators import TAOPath, TAOTreeClassifier, TAOTreeRegressor, tao_path
@@ -16,8 +18,12 @@ __all__ = [
     "TAOTreeRegressor",
     "Tree",
     "__version__",
+    "contributions",
+    "explain",
     "export_graphviz",
+    "export_python",
     "export_rules",
+    "export_sql",
     "export_text",
     "from_json",
     "load_model",

@@ -1,0 +1,235 @@
+"""explain / contributions: the path is the routing kernel's path, the numbers add up."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bivtree import (
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+    TAOTreeClassifier,
+    TAOTreeRegressor,
+)
+from bivtree._kernels.traversal import in_category_set, project_row
+from bivtree.explain import Explanation, contributions, explain
+
+
+def _data(n=90, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)) * [1.0, 3.0, 0.5, 2.0] + [0.0, 10.0, -2.0, 0.0]
+    y = (X[:, 0] + 0.4 * X[:, 1] - X[:, 2] > 4.0).astype(int) + (X[:, 3] > 1.5)
+    return X, y
+
+
+def _categorical_data(n=120, seed=1):
+    rng = np.random.default_rng(seed)
+    codes = np.concatenate([np.arange(6), rng.integers(0, 6, size=n - 6)])
+    X = np.column_stack([rng.normal(size=n), rng.normal(size=n), codes])
+    y = (np.isin(codes, [1, 3, 4]) ^ (X[:, 0] > 1.0)).astype(int)
+    return X, y
+
+
+def _regression_targets(X):
+    return np.sin(X[:, 0]) + 0.1 * X[:, 1] - X[:, 2] * X[:, 3] / 4.0
+
+
+def _fitted(name):
+    X, y = _categorical_data() if name == "categorical" else _data()
+    classifiers = {
+        "univariate": BivariateTreeClassifier(splitter="univariate", max_depth=4),
+        "bivariate": BivariateTreeClassifier(max_depth=4, n_orientations=8),
+        "must3": BivariateTreeClassifier(splitter="lda", max_depth=3,
+                                         splitter_options={"n_split_features": 3}),
+        "categorical": BivariateTreeClassifier(splitter="lda", max_depth=3, splitter_options={
+            "categorical_features": [2]}),
+        "tao": TAOTreeClassifier(alpha=0.0, max_depth=3, n_orientations=6),
+    }
+    regressors = {
+        "regressor": BivariateTreeRegressor(max_depth=4, n_orientations=8),
+        "tao_regressor": TAOTreeRegressor(alpha=0.0, max_depth=3, n_orientations=6),
+    }
+    if name in regressors:
+        return regressors[name].fit(X, _regression_targets(X)), X
+    return classifiers[name].fit(X, y), X
+
+
+KINDS = ["univariate", "bivariate", "must3", "categorical", "tao", "regressor",
+         "tao_regressor"]
+
+
+@pytest.fixture(scope="module", params=KINDS)
+def fitted(request):
+    return _fitted(request.param)
+
+
+def test_the_trees_have_the_node_kinds_they_stand_for():
+    est, _ = _fitted("must3")
+    assert est.tree_.n_node_features.max() == 3
+    est, _ = _fitted("categorical")
+    assert est.tree_.is_categorical.any()
+    est, _ = _fitted("bivariate")
+    assert est.tree_.n_node_features.max() == 2
+
+
+def test_the_path_is_the_decision_path_and_each_side_the_routing_kernels(fitted):
+    est, X = fitted
+    tree = est.tree_
+    paths = est.decision_path(X)
+    leaves = est.apply(X)
+    Xc = np.ascontiguousarray(X, dtype=np.float64)
+    for i in range(X.shape[0]):
+        result = explain(est, X[i])
+        assert result.path == paths[i].indices.tolist()
+        assert result.leaf.node == leaves[i]
+        for step in result.steps:
+            node = step.node
+            assert step.goes_left == (step.child == tree.children_left[node])
+            if step.is_categorical:
+                code = X[i, tree.features[node, 0]]
+                assert step.category == code
+                assert step.in_set == in_category_set(code, tree.category_mask[node])
+                assert step.in_set == step.goes_left and step.margin is None
+                continue
+            # the very number apply compares with the threshold
+            assert step.projection == project_row(Xc, i, tree.features[node],
+                                                  tree.weights[node])
+            assert step.threshold == tree.threshold[node]
+            assert step.margin == step.threshold - step.projection
+            assert (step.margin >= 0) == step.goes_left
+            assert step.values == tuple(X[i, list(step.feature_indices)])
+
+
+def test_the_prediction_and_leaf_are_predicts(fitted):
+    est, X = fitted
+    predictions = est.predict(X)
+    for i in range(0, X.shape[0], 7):
+        result = explain(est, X[i])
+        assert result.prediction == predictions[i]
+        leaf = result.leaf
+        assert leaf.weighted_n_samples == est.tree_.weighted_n_node_samples[leaf.node]
+        np.testing.assert_array_equal(leaf.value, est.tree_.value[leaf.node])
+        if hasattr(est, "classes_"):
+            np.testing.assert_array_equal(leaf.probabilities, est.predict_proba(X[i:i + 1])[0])
+        else:
+            assert leaf.probabilities is None
+
+
+def test_contributions_add_up_to_the_prediction_for_every_training_row(fitted):
+    est, X = fitted
+    credit, root = contributions(est, X, return_root=True)
+    if hasattr(est, "classes_"):
+        assert credit.shape == (X.shape[0], X.shape[1], est.n_classes_)
+        predicted = est.predict_proba(X)
+        np.testing.assert_allclose(root, est.tree_.value[0] / est.tree_.value[0].sum(),
+                                   rtol=0, atol=1e-15)
+    else:
+        assert credit.shape == X.shape
+        predicted = est.predict(X)
+    np.testing.assert_allclose(root + credit.sum(axis=1), predicted, rtol=0, atol=1e-12)
+    for i in (0, 5, 17):
+        result = explain(est, X[i])
+        np.testing.assert_array_equal(result.contributions, credit[i])
+        np.testing.assert_allclose(result.root_value + result.contributions.sum(axis=0),
+                                   result.predicted_value, rtol=0, atol=1e-12)
+
+
+def test_contributions_go_only_to_the_features_the_path_tests(fitted):
+    est, X = fitted
+    credit = contributions(est, X)
+    for i in range(0, X.shape[0], 5):
+        tested = {f for step in explain(est, X[i]).steps for f in step.feature_indices}
+        untested = sorted(set(range(X.shape[1])) - tested)
+        assert not np.any(credit[i][untested])
+
+
+def test_a_multi_feature_node_shares_its_change_equally():
+    X, y = _data()
+    stump = BivariateTreeClassifier(splitter="lda", max_depth=1, splitter_options={
+        "n_split_features": 3}).fit(X, y)
+    credit = contributions(stump, X)
+    features = stump.tree_.features[0][stump.tree_.features[0] >= 0]
+    assert features.size == 3
+    for f in features[1:]:
+        np.testing.assert_array_equal(credit[:, f], credit[:, features[0]])
+
+
+def test_a_categorical_node_credits_its_feature_and_prints_the_set():
+    est, X = _fitted("categorical")
+    result = explain(est, X[0], feature_names=["a", "b", "colour"])
+    categorical = [s for s in result.steps if s.is_categorical]
+    assert categorical
+    step = categorical[0]
+    assert step.features == ("colour",) and step.rule.startswith("colour in {")
+    assert f"colour = {int(step.category)} in {{" in str(result)
+
+
+def test_text_output_has_one_line_per_step_with_the_rule():
+    est, X = _fitted("bivariate")
+    names = ["alpha", "beta", "gamma", "delta"]
+    result = explain(est, X[3], feature_names=names, class_names=["low", "mid", "high"])
+    text = str(result)
+    lines = text.splitlines()
+    for step in result.steps:
+        line = next(ln for ln in lines if ln.strip().startswith(f"node {step.node}:"))
+        assert all(name in line for name in step.features)
+        assert " <= " in line and "(margin " in line
+        assert line.endswith("-> yes" if step.goes_left else "-> no")
+        assert step.rule.split(" <= ")[0].split()[0] in line
+    assert f"leaf {result.leaf.node}:" in text
+    assert text.startswith(f"prediction: {['low', 'mid', 'high'][result.prediction]}")
+    assert isinstance(result, Explanation)
+
+
+def test_regressor_text_and_shapes():
+    est, X = _fitted("regressor")
+    result = explain(est, X[2])
+    assert result.contributions.shape == (X.shape[1],)
+    assert isinstance(result.root_value, float)
+    assert "contributions to the prediction" in str(result)
+
+
+# plain arrays and lists are also accepted, with scikit-learn's warning as for predict
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_dataframe_and_series_rows_are_read_by_name():
+    X, y = _data()
+    frame = pd.DataFrame(X, columns=["w", "x", "y", "z"])
+    est = BivariateTreeClassifier(max_depth=3, n_orientations=8).fit(frame, y)
+    expected = explain(est, X[4])
+    for row in (frame.iloc[[4]], frame.iloc[4], X[4].tolist(), X[4:5]):
+        result = explain(est, row)
+        assert result.path == expected.path
+        assert result.feature_names == ("w", "x", "y", "z")
+    step = expected.steps[0]
+    assert step.features[0] in step.rule and step.features[0] in "wxyz"
+    renamed = frame.iloc[[4]].rename(columns={"w": "v"})
+    _same_error(est, renamed, renamed)
+
+
+def _same_error(est, row, as_predict_input):
+    with pytest.raises(Exception) as from_predict:  # the type is compared below
+        est.predict(as_predict_input)
+    with pytest.raises(type(from_predict.value)) as from_explain:
+        explain(est, row)
+    assert str(from_explain.value) == str(from_predict.value)
+    with pytest.raises(type(from_predict.value)):
+        contributions(est, as_predict_input)
+
+
+@pytest.mark.parametrize("bad", ["wide", "narrow", "nan", "inf"])
+def test_bad_rows_give_predicts_errors(bad):
+    est, X = _fitted("univariate")
+    row = {"wide": np.append(X[0], 1.0), "narrow": X[0, :3],
+           "nan": np.where(np.arange(4) == 1, np.nan, X[0]),
+           "inf": np.where(np.arange(4) == 2, np.inf, X[0])}[bad]
+    _same_error(est, row, row[None, :])
+
+
+def test_unfitted_estimators_give_predicts_error():
+    for est in (BivariateTreeClassifier(), TAOTreeRegressor()):
+        _same_error(est, [0.0, 1.0], [[0.0, 1.0]])
+
+
+def test_more_than_one_row_is_refused():
+    est, X = _fitted("univariate")
+    with pytest.raises(ValueError, match="one sample"):
+        explain(est, X[:2])

@@ -1,0 +1,269 @@
+"""SQL and Python exports route every row exactly as ``apply`` does.
+
+The SQL runs in SQLite, the Python source through ``exec``; leaves, labels,
+values and probabilities are compared bit for bit with the estimator's on
+training-like rows, on rows from a wider range, on rows lying exactly at (and
+one unit in the last place around) the stored thresholds, and on category codes
+the tree never saw.
+"""
+
+import math
+import sqlite3
+import struct
+
+import numpy as np
+import pytest
+
+from bivtree import (
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+    TAOTreeClassifier,
+    TAOTreeRegressor,
+)
+from bivtree.export_code import export_python, export_sql, quote_identifier, sql_float
+from test_model_files import chain_classifier
+
+N_ROWS = 10_000
+N_FEATURES = 4
+
+
+def _features(n, seed, spread=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(scale=spread, size=(n, N_FEATURES))
+    X[:, 3] = rng.integers(0, 7, size=n)  # category codes (a number elsewhere)
+    return X
+
+
+def _targets(X, regression):
+    signal = X[:, 0] + 0.7 * X[:, 1] - 0.4 * X[:, 2] + np.isin(X[:, 3], (1, 4, 5))
+    if regression:
+        return signal + np.sin(3.0 * X[:, 1])
+    return np.where(signal > 0.8, "high", np.where(signal > -0.5, "mid", "low"))
+
+
+_MODELS = {
+    "univariate": lambda reg: _cls(reg)(splitter="univariate", max_depth=9),
+    "orientations": lambda reg: _cls(reg)(max_depth=9),
+    "optimal": lambda reg: _cls(reg)(splitter="optimal", max_depth=3),
+    "must3": lambda reg: BivariateTreeClassifier(
+        splitter="lda", max_depth=8, splitter_options={"n_split_features": 3}),
+    "must_categorical": lambda reg: BivariateTreeClassifier(
+        splitter="lda", max_depth=8, splitter_options={"categorical_features": [3]}),
+    "tao": lambda reg: (TAOTreeRegressor if reg else TAOTreeClassifier)(
+        alpha=0.001, max_depth=5),
+}
+_CASES = [(name, False) for name in _MODELS] + [
+    (name, True) for name in ("univariate", "orientations", "optimal", "tao")]
+
+
+def _cls(regression):
+    return BivariateTreeRegressor if regression else BivariateTreeClassifier
+
+
+@pytest.fixture(scope="module", params=_CASES, ids=lambda c: f"{c[0]}-{'reg' if c[1] else 'clf'}")
+def fitted(request):
+    name, regression = request.param
+    X = _features(N_ROWS, seed=0)
+    n_fit = 400 if name == "optimal" else 2000
+    estimator = _MODELS[name](regression).fit(X[:n_fit], _targets(X[:n_fit], regression))
+    return estimator, _evaluation_rows(estimator, X)
+
+
+def _evaluation_rows(estimator, X):
+    """Training-like rows, rows from a wider range, rows at the thresholds, odd codes."""
+    tree = estimator.tree_
+    rng = np.random.default_rng(1)
+    rows = [X, _features(2000, seed=2, spread=3.0)]
+    at = []
+    for node in np.flatnonzero((tree.children_left != -1) & (tree.category_mask == 0)):
+        used = tree.features[node] >= 0
+        feats, weights = tree.features[node][used], tree.weights[node][used]
+        t = tree.threshold[node]
+        for value in (np.nextafter(t, -np.inf), t, np.nextafter(t, np.inf)):
+            row = X[rng.integers(len(X))].copy()
+            # the first weight is 1: solve for the first feature, which puts the
+            # projection at the threshold up to rounding (exactly, for one feature)
+            row[feats[0]] = value - np.dot(weights[1:], row[feats[1:]])
+            at.append(row)
+    rows.append(np.array(at).reshape(-1, N_FEATURES))
+    odd = X[:9].copy()
+    odd[:, 3] = [7.0, 2.5, -1.0, 63.0, 64.0, -0.0, 1e300, 3.0 + 2 ** -40, 0.5]
+    rows.append(odd)
+    return np.vstack(rows)
+
+
+def _sqlite(X, names, nulls=()):
+    """An in-memory table ``data`` (an ``id`` and one REAL column per feature)."""
+    db = sqlite3.connect(":memory:")
+    columns = ", ".join(f"{quote_identifier(n)} REAL" for n in names)
+    db.execute(f"CREATE TABLE data (id INTEGER PRIMARY KEY, {columns})")
+    values = [[i, *(None if (i, j) in nulls else float(v) for j, v in enumerate(row))]
+              for i, row in enumerate(X)]
+    db.executemany(f"INSERT INTO data VALUES ({', '.join('?' * (len(names) + 1))})", values)
+    return db
+
+
+def _run_sql(db, sql, n_out):
+    rows = sorted(db.execute(sql).fetchall())
+    return [row[len(row) - n_out:] for row in rows]
+
+
+def _exact(a, b):
+    """Same floats bit for bit (or same labels), element by element."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        a, b = a.astype(float), b.astype(float)
+        return a.shape == b.shape and a.tobytes() == b.tobytes()
+    return a.shape == b.shape and bool(np.all(a == b))
+
+
+# ---------------------------------------------------------------------- constants
+def _doubles(n, seed=0):
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2 ** 63, size=n, dtype=np.int64).view(np.float64)
+    bits = np.where(rng.random(n) < 0.5, -bits, bits)
+    values = np.concatenate([bits, rng.normal(size=n) * 10.0 ** rng.integers(-9, 9, n),
+                             [5e-324, -5e-324, 2.0 ** 1023, 1.7976931348623157e308,
+                              2.0 ** 53 + 2, 2.0 ** -1022, 0.1, 1.0, -1.0, 3.0]])
+    return [float(v) for v in values if np.isfinite(v) and v != 0.0]
+
+
+def test_sql_constants_are_read_back_exactly_by_sqlite():
+    db = sqlite3.connect(":memory:")
+    values = _doubles(10_000)
+    for start in range(0, len(values), 400):
+        chunk = values[start:start + 400]
+        got = db.execute("SELECT " + ", ".join(sql_float(v) for v in chunk)).fetchone()
+        assert _exact(got, chunk)
+    assert len(values) > 19_000
+
+
+def test_rounded_sql_constants_say_so():
+    assert sql_float(1 / 3, decimals=4) == "0.3333"
+    assert sql_float(2.0, decimals=4) == "2.0"
+
+
+# ---------------------------------------------------------------------- SQL
+def test_sql_leaf_prediction_and_proba_are_the_estimators(fitted):
+    estimator, X = fitted
+    names = [f"x{j}" for j in range(N_FEATURES)]
+    db = _sqlite(X, names)
+    leaves = _run_sql(db, export_sql(estimator, output="leaf"), 1)
+    assert _exact(np.ravel(leaves), estimator.apply(X))
+    predicted = np.ravel(_run_sql(db, export_sql(estimator), 1))
+    assert _exact(predicted, estimator.predict(X))
+    if hasattr(estimator, "classes_"):
+        n_classes = len(estimator.classes_)
+        proba = _run_sql(db, export_sql(estimator, output="proba"), n_classes)
+        assert _exact(proba, estimator.predict_proba(X))
+        header = [d[0] for d in db.execute(export_sql(estimator, output="proba")).description]
+        assert header[-n_classes:] == [f"proba_{c}" for c in estimator.classes_]
+    print(f"{len(X)} rows, {estimator.tree_.node_count} nodes: identical")
+
+
+def test_sql_missing_values_go_right(fitted):
+    estimator, X = fitted
+    tree = estimator.tree_
+    nulls = {(i, j) for i in range(N_FEATURES) for j in range(N_FEATURES) if i == j}
+    db = _sqlite(X[:N_FEATURES], [f"x{j}" for j in range(N_FEATURES)], nulls)
+    missing = X[:N_FEATURES].copy()
+    missing[np.diag_indices(N_FEATURES)] = np.nan  # NaN goes right in every test
+    leaves = _run_sql(db, export_sql(estimator, output="leaf"), 1)
+    assert _exact(np.ravel(leaves), tree.apply(missing))
+
+
+def test_sql_quotes_names_with_quotes_and_spaces():
+    X = _features(500, seed=3)
+    names = ['a "quoted" name', "with space", "it's", 'x"']
+    clf = BivariateTreeClassifier(max_depth=4).fit(X, _targets(X, False))
+    sql = export_sql(clf, feature_names=names, table='my "table"', output="leaf")
+    assert '"a ""quoted"" name"' in sql and '"x"""' in sql and 'FROM "my ""table"""' in sql
+    db = _sqlite(X, names)
+    db.execute('ALTER TABLE data RENAME TO "my ""table"""')
+    assert _exact(np.ravel(_run_sql(db, sql, 1)), clf.apply(X))
+
+
+@pytest.mark.parametrize("labels", [[3, 7], [-1.0, 2.0], [False, True], ["it's", "b"]],
+                         ids=["int", "float", "bool", "str"])
+def test_class_labels_are_literals_of_their_type(labels):
+    X = _features(400, seed=4)
+    y = np.array(labels, dtype=object if isinstance(labels[0], str) else None)[
+        (X[:, 0] + X[:, 1] > 0).astype(int)]
+    clf = BivariateTreeClassifier(max_depth=3).fit(X, y)
+    got = np.ravel(_run_sql(_sqlite(X, [f"x{j}" for j in range(N_FEATURES)]),
+                            export_sql(clf), 1))
+    assert _exact(got, clf.predict(X))
+    predict_row = _compiled(clf)
+    values = [predict_row(list(row)) for row in X]
+    assert {type(v) for v in values} == {type(labels[0])}
+    assert values == list(clf.predict(X))
+
+
+def test_sql_of_a_single_leaf_tree():
+    X = _features(50, seed=5)
+    reg = BivariateTreeRegressor().fit(X, np.full(50, 2.5))
+    assert reg.tree_.node_count == 1
+    assert _run_sql(_sqlite(X, [f"x{j}" for j in range(N_FEATURES)]), export_sql(reg),
+                    1) == [(2.5,)] * 50
+    assert _compiled(reg)(X[0].tolist()) == 2.5
+
+
+# ---------------------------------------------------------------------- Python
+def _compiled(estimator, **options):
+    namespace = {}
+    exec(export_python(estimator, **options), namespace)  # noqa: S102
+    return namespace[options.get("function_name", "predict_row")]
+
+
+def test_python_leaf_prediction_and_proba_are_the_estimators(fitted):
+    estimator, X = fitted
+    rows = X.tolist()
+    leaf = _compiled(estimator, output="leaf")
+    assert _exact([leaf(r) for r in rows], estimator.apply(X))
+    predict = _compiled(estimator)
+    assert _exact([predict(r) for r in rows], estimator.predict(X))
+    if hasattr(estimator, "classes_"):
+        proba = _compiled(estimator, output="proba")
+        assert _exact([proba(r) for r in rows], estimator.predict_proba(X))
+
+
+def test_python_takes_rows_by_feature_name(fitted):
+    estimator, X = fitted
+    names = ["alpha", "beta", "gamma", "delta"]
+    leaf = _compiled(estimator, output="leaf", row_type="mapping", feature_names=names,
+                     function_name="leaf_of")
+    got = [leaf(dict(zip(names, row))) for row in X[:2000].tolist()]
+    assert _exact(got, estimator.apply(X[:2000]))
+
+
+def test_python_export_needs_no_imports():
+    X = _features(300, seed=6)
+    source = export_python(BivariateTreeRegressor(max_depth=3).fit(X, _targets(X, True)))
+    assert "import" not in source
+
+
+def test_python_export_of_a_chain_5000_deep():
+    clf, X = chain_classifier()
+    source = export_python(clf, output="leaf")
+    leaf = _compiled(clf, output="leaf")
+    predict = _compiled(clf)
+    assert source.count("\n") < 2 * clf.tree_.node_count
+    assert _exact([leaf(r) for r in X.tolist()], clf.apply(X))
+    assert _exact([predict(r) for r in X.tolist()], clf.predict(X))
+    deepest = [1e9, 1e9]  # goes right at every test, to the leaf 5,000 levels down
+    assert leaf(deepest) == clf.tree_.node_count - 1 == clf.apply([deepest])[0]
+
+
+def test_bad_arguments_are_value_errors():
+    X = _features(100, seed=7)
+    reg = BivariateTreeRegressor(max_depth=2).fit(X, _targets(X, True))
+    with pytest.raises(ValueError, match="regressor"):
+        export_sql(reg, output="proba")
+    with pytest.raises(ValueError, match="output"):
+        export_python(reg, output="probability")
+    with pytest.raises(ValueError, match="identifier"):
+        export_python(reg, function_name="not a name")
+    with pytest.raises(ValueError, match="SQL number"):
+        sql_float(math.inf)
+    assert struct.pack("d", 0.0) != struct.pack("d", -0.0)  # zeros are written unsigned
+    assert sql_float(-0.0) == sql_float(0.0) == "0.0"
