@@ -368,3 +368,171 @@ def test_line_and_shading_geometry(a, b, t, u0, v0, width, height):
         assert a * u + b * v - t >= -1e-9 * scale
     area = sum(polygon_area(p) for p in (yes, no) if len(p) >= 3)
     assert area == pytest.approx(width * height, rel=1e-6)
+
+
+# --------------------------------------------------------------------------- highlight
+def categorical_classifier():
+    rng = np.random.default_rng(1)
+    n = 120
+    codes = np.concatenate([np.arange(6), rng.integers(0, 6, size=n - 6)])
+    X = np.column_stack([rng.normal(size=n), rng.normal(size=n), codes])
+    y = (np.isin(codes, [1, 3, 4]) ^ (X[:, 0] > 1.0)).astype(int)
+    clf = BivariateTreeClassifier(splitter="lda", max_depth=3, splitter_options={
+        "categorical_features": [2]}).fit(X, y)
+    assert clf.tree_.is_categorical.any()
+    return clf, X, y
+
+
+HIGHLIGHT_CASES = dict(CASES, categorical=categorical_classifier())
+
+
+def highlight_marker(axes):
+    found = [a for a in axes.collections if a.get_gid() == "highlight"]
+    return found[0] if found else None
+
+
+def expected_position(estimator, node, axes, x, X):
+    """Where a sample ``x`` belongs in the plot of ``node`` (drawn from ``X``)."""
+    tree = estimator.tree_
+    used = tree.features[node] >= 0
+    feats, wts = tree.features[node][used], tree.weights[node][used]
+    if tree.category_mask[node]:
+        ticks = [float(t.get_text()) for t in axes.get_xticklabels()]
+        rows = estimator.decision_path(X).tocsc()[:, node].indices
+        return ticks.index(x[feats[0]]), np.count_nonzero(X[rows, feats[0]] == x[feats[0]])
+    if feats.size == 1:
+        g = int(axes.get_ylabel()[1:])
+        return x[feats[0]], x[g]
+    u = 0.0
+    for f, w in zip(feats[:-1], wts[:-1]):
+        u = u + w * x[f]
+    return (x[feats[0]] if feats.size == 2 else u), x[feats[-1]]
+
+
+@pytest.mark.parametrize("case", sorted(HIGHLIGHT_CASES))
+def test_highlight_marks_the_sample_on_exactly_its_path(case):
+    estimator, X, y = HIGHLIGHT_CASES[case]
+    tree = estimator.tree_
+    for k in (0, 7, 33):
+        x = X[k]
+        path = set(estimator.decision_path(x[None]).indices.tolist())
+        ax = plot_tree(estimator, X, y, highlight=x.tolist())
+        marked = {node for node, axes in node_axes(ax).items() if highlight_marker(axes)}
+        assert marked == {n for n in path if tree.children_left[n] != TREE_LEAF}
+        if case == "categorical":
+            assert any(tree.category_mask[n] for n in marked)
+        for node in marked:
+            axes = node_axes(ax)[node]
+            drawn = highlight_marker(axes).get_offsets()
+            assert drawn.shape == (1, 2)
+            np.testing.assert_allclose(drawn[0], expected_position(estimator, node, axes, x, X),
+                                       rtol=0, atol=1e-12)
+            assert all(s.get_linewidth() > 1.5 for s in axes.spines.values())
+        for node, axes in node_axes(ax).items():
+            if node not in path:
+                assert all(s.get_linewidth() < 1.5 for s in axes.spines.values())
+        # the path's leaf box is drawn thick, the other leaves as before
+        leaf = int(estimator.apply(x[None])[0])
+        for t in ax.texts:
+            number = t.get_text().split("\n")[0]
+            if t.get_bbox_patch() is not None and number.startswith("#"):
+                thick = t.get_bbox_patch().get_linewidth() > 1.5
+                assert thick == (int(number[1:].split()[0]) == leaf)
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert legend[-1] == "sample"
+        plt.close(ax.figure)
+
+
+def test_highlight_without_highlight_draws_no_marker_and_other_inputs():
+    pd = pytest.importorskip("pandas")
+    estimator, X, y = CASES["bivariate"]
+    ax = plot_tree(estimator, X, y)
+    assert not any(highlight_marker(a) for a in node_axes(ax).values())
+    assert "sample" not in [t.get_text() for t in ax.get_legend().get_texts()]
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    clf = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    for one in (frame.iloc[5], frame.iloc[[5]]):
+        root = node_axes(plot_tree(clf, frame, y, highlight=one))[0]
+        np.testing.assert_allclose(highlight_marker(root).get_offsets()[0],
+                                   X[5, clf.tree_.features[0]])
+    # without samples the path is still drawn thick, and the legend says "sample"
+    ax = plot_tree(estimator, highlight=X[0])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["sample"]
+
+
+def test_strip_plot_marks_the_sample_at_its_predicted_class():
+    estimator, X, y = CASES["univariate"]
+    x = X[3]
+    root = node_axes(plot_tree(estimator, X, y, second_feature="strip", highlight=x))[0]
+    u, v = highlight_marker(root).get_offsets()[0]
+    f = estimator.tree_.features[0, 0]
+    assert u == x[f] and v == np.flatnonzero(estimator.classes_ == estimator.predict([x]))[0]
+
+
+@pytest.mark.parametrize("case", sorted(HIGHLIGHT_CASES))
+def test_plot_split_marks_the_sample_at_and_off_its_path(case):
+    estimator, X, y = HIGHLIGHT_CASES[case]
+    tree = estimator.tree_
+    x = X[7]
+    path = set(estimator.decision_path(x[None]).indices.tolist())
+    for node in np.flatnonzero(tree.children_left != TREE_LEAF):
+        node = int(node)
+        ax = plot_split(estimator, node, X, y, highlight=x)
+        drawn = highlight_marker(ax).get_offsets()[0]
+        if node in path or not tree.category_mask[node]:
+            # off the path a categorical node may draw the sample's category as an extra bar
+            np.testing.assert_allclose(drawn, expected_position(estimator, node, ax, x, X),
+                                       rtol=0, atol=1e-12)
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert legend[-1] == ("sample" if node in path else "sample (not at this node)")
+        xmin, xmax = ax.get_xlim()
+        ymin, ymax = ax.get_ylim()
+        assert xmin <= drawn[0] <= xmax and ymin <= drawn[1] <= ymax
+        plt.close(ax.figure)
+
+
+def test_plot_split_shows_a_sample_outside_the_node_s_samples():
+    estimator, X, y = CASES["bivariate"]
+    far = np.array([100.0, -50.0, 3.0])
+    ax = plot_split(estimator, 0, X, y, highlight=far)
+    drawn = highlight_marker(ax).get_offsets()[0]
+    f0, f1 = estimator.tree_.features[0]
+    assert drawn.tolist() == [far[f0], far[f1]]
+    assert ax.get_xlim()[0] <= drawn[0] <= ax.get_xlim()[1]
+    assert ax.get_ylim()[0] <= drawn[1] <= ax.get_ylim()[1]
+
+
+@pytest.mark.parametrize("bad", [[1.0, 2.0], [1.0, np.nan, 2.0], [[1.0, 2.0, 3.0]] * 2])
+def test_bad_highlight_gives_predict_s_error(bad):
+    estimator, X, y = CASES["bivariate"]
+    rows = np.atleast_2d(np.asarray(bad, dtype=float))
+    if rows.shape[0] == 1:
+        with pytest.raises(ValueError) as expected:
+            estimator.predict(rows)
+        message = str(expected.value)
+    else:
+        message = "highlight is one sample"
+    for draw in (lambda: plot_tree(estimator, X, y, highlight=bad),
+                 lambda: plot_split(estimator, 0, X, y, highlight=bad)):
+        with pytest.raises(ValueError) as raised:
+            draw()
+        assert message in str(raised.value)
+
+
+def subsample_labels(axes):
+    return [t.get_text() for t in axes.texts if t.get_gid() == "subsample"]
+
+
+def test_subsampled_plots_say_how_many_points_they_show():
+    X, y = data(n=2500, seed=3)
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, y)
+    root = node_axes(plot_tree(clf, X, y))[0]
+    assert subsample_labels(root) == ["1,000 of 2,500 shown"]
+    assert sum(len(c.get_offsets()) for c in root.collections) == 1000
+    root = node_axes(plot_tree(clf, X, y, max_points=5000))[0]
+    assert subsample_labels(root) == []
+    assert subsample_labels(plot_split(clf, 0, X, y)) == []
+    assert subsample_labels(plot_split(clf, 0, X, y, max_points=200)) == ["200 of 2,500 shown"]
+    estimator, X, y = CASES["bivariate"]
+    for axes in node_axes(plot_tree(estimator, X, y)).values():
+        assert subsample_labels(axes) == []

@@ -261,6 +261,9 @@ class _View:
     def __init__(self, u, v, a, b, t, xlabel, ylabel, rows, strip=False):
         self.u, self.v, self.a, self.b, self.t = u, v, a, b, t
         self.xlabel, self.ylabel, self.rows, self.strip = xlabel, ylabel, rows, strip
+        # how a sample's position is computed (see _sample_point): ``u`` is the sum of
+        # ``w * x[f]`` over ``u_terms``, ``v`` is ``x[v_feature]`` (None: not a feature)
+        self.u_terms, self.v_feature = [], None
 
 
 class _CategoryView:
@@ -268,15 +271,17 @@ class _CategoryView:
 
     ``u`` holds the node's samples' values of the feature; ``categories`` the
     values drawn as bars (those of the samples and those of the set, sorted) and
-    ``left`` whether each one goes left.
+    ``left`` whether each one goes left. ``feature`` is the feature's index.
     """
 
     strip = False
 
-    def __init__(self, u, category_mask, xlabel, rows):
-        self.u, self.xlabel, self.rows = u, xlabel, rows
+    def __init__(self, u, category_mask, xlabel, rows, feature, extra=()):
+        self.u, self.xlabel, self.rows, self.feature = u, xlabel, rows, feature
         set_codes = np.asarray(mask_to_categories(category_mask), dtype=DTYPE)
-        self.categories = np.unique(np.concatenate([u, set_codes]))
+        # ``extra``: values drawn as bars even without samples (a highlighted sample's)
+        self.categories = np.unique(np.concatenate([u, set_codes,
+                                                    np.asarray(extra, dtype=DTYPE)]))
         c = self.categories
         integral = (c >= 0) & (c <= MAX_CATEGORY) & (c == np.floor(c))
         bits = np.where(integral, c, 0).astype(np.uint64)
@@ -284,13 +289,35 @@ class _CategoryView:
         self.left = integral & ((np.uint64(category_mask) >> bits) & np.uint64(1) == 1)
 
 
-def _make_view(estimator, data, node, names, second, rng, decimals, target_name="target"):
+def _make_view(estimator, data, node, names, second, rng, decimals, target_name="target",
+               sample=None):
+    """The :class:`_View` (or :class:`_CategoryView`) of ``node``.
+
+    ``sample`` (a 1-D row or None) is a sample to be marked on the plot: a
+    categorical node then also draws the bar of its category.
+    """
     tree = estimator.tree_
     if tree.category_mask[node]:
         rows = data.rows[node] if data.has_data else np.empty(0, dtype=ITYPE)
         f = int(tree.features[node, 0])
         u = data.X[rows, f] if data.has_data else np.empty(0)
-        return _CategoryView(u, int(tree.category_mask[node]), names[f], rows)
+        extra = () if sample is None else (sample[f],)
+        return _CategoryView(u, int(tree.category_mask[node]), names[f], rows, f, extra)
+    view = _make_numeric_view(estimator, data, node, names, second, rng, decimals,
+                              target_name)
+    used = tree.features[node] >= 0
+    feats = [int(f) for f in tree.features[node][used]]
+    if len(feats) >= 3:
+        view.u_terms = list(zip(feats[:-1], tree.weights[node][used][:-1].tolist()))
+    else:
+        view.u_terms = [(feats[0], 1.0)]
+    if len(feats) >= 2:
+        view.v_feature = feats[-1]
+    return view
+
+
+def _make_numeric_view(estimator, data, node, names, second, rng, decimals, target_name):
+    tree = estimator.tree_
     used = tree.features[node] >= 0
     feats = tree.features[node][used]
     wts = tree.weights[node][used]
@@ -317,7 +344,9 @@ def _make_view(estimator, data, node, names, second, rng, decimals, target_name=
     elif second != "strip" and second != f:
         g = second
     if g is not None:
-        return _View(u, Xn[:, g], a, 0.0, t, names[f], names[g], rows)
+        view = _View(u, Xn[:, g], a, 0.0, t, names[f], names[g], rows)
+        view.v_feature = int(g)
+        return view
     # strip plot: one row per class (jittered only vertically, so each sample keeps
     # its side of the line), or the target of a regressor
     jitter = rng.uniform(-0.28, 0.28, size=rows.size)
@@ -410,11 +439,13 @@ def _category_label(value):
     return str(int(value)) if float(value).is_integer() else format_number(value, 4)
 
 
-def _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names):
+def _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names,
+                     sample=None):
     """Bars per category of a categorical node on ``ax``; the set going left shaded.
 
     The shading is one collection of rectangles with gid ``"yes-region"``, one
-    per category of the set, spanning the plot's height.
+    per category of the set, spanning the plot's height. ``sample`` is None or
+    ``(position, label, size)`` of a sample's marker (see :func:`_draw_sample`).
     """
     from matplotlib.collections import PatchCollection
     from matplotlib.patches import Rectangle
@@ -459,18 +490,29 @@ def _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names)
     ax.set_xlabel(_escape(view.xlabel), fontsize=fontsize, labelpad=1)
     ax.set_ylabel("samples", fontsize=fontsize, labelpad=1)
     ax.tick_params(labelsize=fontsize - 1, length=2, pad=1)
+    if sample is not None:
+        _draw_sample(ax, *sample)
     return view.u.size
 
 
 def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_names,
-                  max_points, rng):
-    """Points, shaded "yes" side and split line of one node on ``ax``."""
+                  max_points, rng, sample=None):
+    """Points, shaded "yes" side and split line of one node on ``ax``.
+
+    ``sample`` is None or ``(position, label, size)``: a sample marked on the
+    plot (:func:`_draw_sample`), the limits widened to show it. When fewer
+    points are drawn than the node holds, a text with gid ``"subsample"`` says
+    how many are shown.
+    """
     from matplotlib.patches import Polygon
 
     if isinstance(view, _CategoryView):
-        return _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names)
+        return _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names,
+                                sample)
 
     box = _box(view, data)
+    if sample is not None:
+        box = _include(box, sample[0])
     u0, u1, v0, v1 = box
     rect = [(u0, v0), (u1, v0), (u1, v1), (u0, v1)]
     yes = _clip_half_plane(rect, view.a, view.b, view.t, keep_le=True)
@@ -508,7 +550,80 @@ def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_nam
             ax.set_yticklabels([_escape(c) for c in class_names])
         else:
             ax.set_yticks([])
+    if shown.size < n:
+        ax.text(0.98, 0.02, f"{shown.size:,} of {n:,} shown", transform=ax.transAxes,
+                ha="right", va="bottom", fontsize=fontsize - 1.5, color="0.2", zorder=5,
+                gid="subsample",
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.7})
+    if sample is not None:
+        _draw_sample(ax, *sample)
     return shown.size
+
+
+def _include(box, point):
+    """``box = (u0, u1, v0, v1)`` widened, if need be, so that ``point`` lies inside it."""
+    u0, u1, v0, v1 = box
+    u, v = point
+    if not u0 <= u <= u1:
+        pad = 0.06 * (max(u1, u) - min(u0, u))
+        u0, u1 = min(u0, u - pad), max(u1, u + pad)
+    if not v0 <= v <= v1:
+        pad = 0.06 * (max(v1, v) - min(v0, v))
+        v0, v1 = min(v0, v - pad), max(v1, v + pad)
+    return u0, u1, v0, v1
+
+
+def _sample_point(estimator, data, view, x):
+    """Where the sample ``x`` (a 1-D row) lies in the plot of ``view``.
+
+    A categorical node: the top of the bar of its category. A strip plot has no
+    feature up: the sample sits at the class (for a regressor, the value) the
+    tree predicts for it, or at the middle without labels.
+    """
+    if isinstance(view, _CategoryView):
+        j = int(np.searchsorted(view.categories, x[view.feature]))
+        return float(j), float(np.count_nonzero(view.u == x[view.feature]))
+    u = 0.0
+    for f, w in view.u_terms:
+        u = u + w * x[f]
+    if view.v_feature is not None:
+        return float(u), float(x[view.v_feature])
+    tree = estimator.tree_
+    leaf = int(tree.apply(x.reshape(1, -1))[0])
+    if data.codes is not None:
+        return float(u), float(np.argmax(tree.value[leaf]))
+    if data.values is not None:
+        return float(u), float(tree.value[leaf, 0])
+    return float(u), 0.0
+
+
+def _draw_sample(ax, point, label, size):
+    """The highlighted sample: a white star edged black, gid ``"highlight"``, on top."""
+    ax.scatter([point[0]], [point[1]], marker="*", s=size, facecolor="white",
+               edgecolor="black", linewidths=1.1, zorder=6, clip_on=False,
+               gid="highlight", label=label)
+
+
+def _sample_handle(size):
+    """A legend handle of the highlighted sample's marker."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], marker="*", ls="", markerfacecolor="white",
+                  markeredgecolor="black", markeredgewidth=1.0, markersize=size)
+
+
+def _sample_row(estimator, highlight):
+    """``highlight`` checked as ``predict`` input and returned as a 1-D row."""
+    if getattr(highlight, "ndim", None) == 1 and hasattr(highlight, "to_frame"):
+        highlight = highlight.to_frame().T  # a Series: its index names the features
+    elif not hasattr(highlight, "columns"):
+        array = np.asarray(highlight)
+        highlight = array.reshape(1, -1) if array.ndim == 1 else array
+    X = estimator._validate_X_predict(highlight)
+    if X.shape[0] != 1:
+        raise ValueError(f"highlight is one sample; got {X.shape[0]} rows")
+    path = estimator.decision_path(highlight)
+    return X[0], {int(n) for n in path.indices}
 
 
 def _points_by_class(ax, u, v, codes, colours, size):
@@ -718,11 +833,15 @@ class _TreePicture:
         As the arguments of :func:`plot_tree` (``second`` checked).
     rng : numpy Generator
         Draws point subsets and strip-plot jitter, node by node in drawing order.
+    highlight : tuple or None
+        ``(row, path)``: a checked sample (1-D) and the set of ids of the nodes on
+        its path, marked in the picture; None marks nothing.
     """
 
     def __init__(self, estimator, data, names, labels, *, max_depth, second, decimals,
-                 max_points, fontsize, target_name, rng):
+                 max_points, fontsize, target_name, rng, highlight=None):
         self.estimator, self.tree, self.data = estimator, estimator.tree_, data
+        self.sample, self.path = highlight if highlight is not None else (None, set())
         self.names, self.second, self.decimals = names, second, decimals
         self.max_points, self.fontsize, self.target_name, self.rng = (
             max_points, fontsize, target_name, rng)
@@ -821,7 +940,8 @@ class _TreePicture:
 
     def _canvas(self, ax):
         """``ax`` (or a new figure sized to the picture) with limits in inches, axis off."""
-        legend = (self.classifier and self.data.has_data) or not self.classifier
+        legend = ((self.classifier and self.data.has_data) or not self.classifier
+                  or self.sample is not None)
         # a wrapped tree without a legend still needs room for its first "from #id" label
         header = _HEADER if legend else (0.3 if self.band.max() > 0 else 0.0)
         x_lo, x_hi = -_MARGIN, self.width + _MARGIN
@@ -846,11 +966,22 @@ class _TreePicture:
                 else:
                     self._draw_stubs(ax, i, kid, answer)
 
+    def _on_path(self, i):
+        """Whether the ``i``-th drawn node lies on the highlighted sample's path."""
+        return self.order[i] in self.path
+
+    def _edge_style(self, parent, kid):
+        """Colour and width of an edge: black and thick on the highlighted path."""
+        if self._on_path(parent) and self._on_path(kid):
+            return "black", 2.4
+        return "0.45", 0.9
+
     def _draw_edge(self, ax, parent, kid, answer):
         fontsize = self.fontsize
         x0, y0 = self.x[parent], self.y[parent] - self.heights[parent] - 0.03
         x1, y1 = self.x[kid], self.y[kid] + 0.03
-        ax.plot([x0, x1], [y0, y1], color="0.45", lw=0.9, zorder=1)
+        colour, width = self._edge_style(parent, kid)
+        ax.plot([x0, x1], [y0, y1], color=colour, lw=width, zorder=1)
         ax.text(x0 + 0.4 * (x1 - x0), y0 + 0.4 * (y1 - y0), answer,
                 fontsize=fontsize, ha="center", va="center", zorder=2,
                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
@@ -860,8 +991,9 @@ class _TreePicture:
         fontsize = self.fontsize
         x, bottom = self.x[parent], self.y[parent] - self.heights[parent]
         dx = -0.3 if answer == "yes" else 0.3
+        colour, width = self._edge_style(parent, kid)
         ax.annotate("", xy=(x + dx, bottom - 0.3), xytext=(x, bottom),
-                    arrowprops={"arrowstyle": "->", "color": "0.45", "lw": 0.9})
+                    arrowprops={"arrowstyle": "->", "color": colour, "lw": width})
         ax.text(x + dx, bottom - 0.32, f"{answer} → #{self.order[kid]}",
                 fontsize=fontsize, ha="right" if answer == "yes" else "left",
                 va="top", color="0.2")
@@ -883,22 +1015,31 @@ class _TreePicture:
                   _PLOT_SIDE, _PLOT_SIDE]
         inset = ax.inset_axes(bounds, transform=ax.transData)
         inset.set_label(f"node {node}")
+        sample = self.sample if self._on_path(i) else None
         view = _make_view(self.estimator, self.data, node, self.names, self.second, self.rng,
-                          self.decimals, self.target_name)
+                          self.decimals, self.target_name, sample)
+        marker = None
+        if sample is not None:
+            marker = (_sample_point(self.estimator, self.data, view, sample), "sample", 130.0)
+            for spine in inset.spines.values():
+                spine.set_linewidth(2.0)
         _draw_scatter(inset, view, self.data, self.colours, self.norm, self.cmap,
                       _marker_size(view.u.size), fontsize - 0.5, self.label_text,
-                      self.max_points, self.rng)
+                      self.max_points, self.rng, marker)
         ax.text(x, y - _TITLE_H - _PLOT_SIDE - _XLABEL_H, "\n".join(lines[1:]),
                 fontsize=fontsize, ha="center", va="top", linespacing=_RULE_SPACING)
 
     def _draw_text_node(self, ax, i):
         kind = self.kinds[i]
         face, edge = self._box_colours(i)
+        width = 1.0
+        if self._on_path(i):
+            edge, width = "black", 2.4
         ax.text(self.x[i], self.y[i] - self.pad - 0.01,
                 "\n".join(_escape(s) for s in self.texts[i]), fontsize=self.fontsize,
                 ha="center", va="top", linespacing=_BOX_SPACING, zorder=3,
                 fontweight="bold" if kind == "text" else "normal",
-                bbox={"boxstyle": f"round,pad={_BOX_PAD}", "fc": face, "ec": edge, "lw": 1.0})
+                bbox={"boxstyle": f"round,pad={_BOX_PAD}", "fc": face, "ec": edge, "lw": width})
 
     def _box_colours(self, i):
         """Face and edge colour of a text box: a leaf takes its class's or value's colour."""
@@ -914,18 +1055,30 @@ class _TreePicture:
         return tuple(1 - 0.35 * (1 - c) for c in self.cmap(self.norm(value[0]))[:3]), "0.4"
 
     def draw_legend(self, ax):
-        """The class legend (classifier with data) or the colour bar (regressor), on top."""
+        """The class legend (classifier with data) or the colour bar (regressor), on top.
+
+        A highlighted sample adds the entry "sample" (to the class legend, or a
+        legend of its own at the top right).
+        """
         fontsize = self.fontsize
+        style = {"bbox_transform": ax.transData, "fontsize": fontsize + 0.5, "frameon": False,
+                 "handletextpad": 0.2, "columnspacing": 1.0, "borderaxespad": 0.0}
         if self.classifier and self.data.has_data:
             from matplotlib.lines import Line2D
 
             handles = [Line2D([], [], marker="o", ls="", color=c, markersize=6)
                        for c in self.colours]
-            ax.legend(handles, [_escape(c) for c in self.label_text], loc="upper left",
-                      bbox_to_anchor=(0.0, _HEADER), bbox_transform=ax.transData,
-                      ncol=min(len(handles), 8), fontsize=fontsize + 0.5, frameon=False,
-                      handletextpad=0.2, columnspacing=1.0, borderaxespad=0.0)
-        elif not self.classifier and self.norm is not None:
+            texts = [_escape(c) for c in self.label_text]
+            if self.sample is not None:
+                handles.append(_sample_handle(10))
+                texts.append("sample")
+            ax.legend(handles, texts, loc="upper left", bbox_to_anchor=(0.0, _HEADER),
+                      ncol=min(len(handles), 8), **style)
+            return
+        if self.sample is not None:
+            ax.legend([_sample_handle(10)], ["sample"], loc="upper right",
+                      bbox_to_anchor=(self.width, _HEADER), **style)
+        if not self.classifier and self.norm is not None:
             from matplotlib.cm import ScalarMappable
 
             cax = ax.inset_axes([0.05, _HEADER - 0.2, min(2.4, self.width * 0.5), 0.1],
@@ -938,7 +1091,8 @@ class _TreePicture:
 
 def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, ax=None, *,
               max_depth=None, second_feature="best", columns="auto", decimals=3,
-              max_points=1000, fontsize=7.5, target_name="target", random_state=0):
+              max_points=1000, fontsize=7.5, target_name="target", random_state=0,
+              highlight=None):
     """Draw the tree top down, with a scatter plot of its samples at every decision node.
 
     Parameters
@@ -975,12 +1129,20 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
     decimals : int, default=3
         Significant digits of the rules.
     max_points : int, default=1000
-        Most points per node plot (a random subset above that).
+        Most points per node plot (a random subset above that, and the plot says
+        e.g. "1,000 of 19,020 shown").
     fontsize : float, default=7.5
     target_name : str, default="target"
         Axis label of the target in strip plots of a regressor.
     random_state : int, default=0
         Seeds point subsets and strip-plot jitter, so the picture is reproducible.
+    highlight : array-like of shape (n_features,), default=None
+        One sample (a list, a 1-D or one-row array, a pandas Series or a one-row
+        DataFrame), checked as ``predict`` checks its input. Every drawn decision
+        node on its path marks it with a star (gid ``"highlight"``) at its position
+        in the node's plot (the top of its category's bar for a categorical node;
+        in a strip plot, at the class or value the tree predicts), and the boxes
+        and edges of its path are drawn thick. The legend gets the entry "sample".
 
     Returns
     -------
@@ -989,6 +1151,7 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
         scatter plot is a child axes labelled ``"node <id>"``; in it the split
         line has gid ``"split"`` and the shaded side gid ``"yes-region"`` (a
         categorical node has bars per category, no line, and its set shaded).
+        A subsampled plot has a text with gid ``"subsample"``.
 
     Notes
     -----
@@ -1003,10 +1166,12 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
     labels = resolve_class_labels(estimator, class_names)
     second = _check_second_feature(second_feature, names)
     _check_layout_options(columns, max_depth)
-    picture = _TreePicture(estimator, _Data(estimator, X, y), names, labels,
+    data = _Data(estimator, X, y)
+    marked = None if highlight is None else _sample_row(estimator, highlight)
+    picture = _TreePicture(estimator, data, names, labels,
                            max_depth=max_depth, second=second, decimals=decimals,
                            max_points=max_points, fontsize=fontsize, target_name=target_name,
-                           rng=np.random.default_rng(random_state))
+                           rng=np.random.default_rng(random_state), highlight=marked)
     return picture.draw(ax, columns)
 
 
@@ -1068,7 +1233,7 @@ def _label_sides(ax, estimator, data, view, node_id, fontsize):
 
 def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=None, ax=None,
                *, second_feature="best", decimals=4, max_points=5000, fontsize=10,
-               target_name="target", random_state=0):
+               target_name="target", random_state=0, highlight=None):
     """Draw one decision node large: its samples, its test as a line, the rule in the title.
 
     Parameters
@@ -1088,9 +1253,14 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
     decimals : int or None, default=4
         Significant digits of the rule in the title (``None``: exact).
     max_points : int, default=5000
+        Most points drawn (a random subset above that, and the plot says how many).
     fontsize : float, default=10
     target_name : str, default="target"
     random_state : int, default=0
+    highlight : array-like of shape (n_features,), default=None
+        One sample, checked as ``predict`` checks its input, marked with a star at
+        its position in the plot (as in :func:`plot_tree`), even when it does not
+        reach this node: its legend entry then reads "sample (not at this node)".
 
     Returns
     -------
@@ -1098,7 +1268,9 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
         The split line has gid ``"split"`` and the side where the test holds
         (samples go to the left child) gid ``"yes-region"``. A categorical node
         is drawn as bars per category instead: no line, and the categories of
-        its set (going left) shaded with gid ``"yes-region"``.
+        its set (going left) shaded with gid ``"yes-region"``. The highlighted
+        sample has gid ``"highlight"``, and a subsampled plot a text with gid
+        ``"subsample"``.
     """
     check_is_fitted(estimator, "tree_")
     plt = _pyplot()
@@ -1121,13 +1293,19 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
     label_text = None if labels is None else [str(c) for c in labels]
     second = _check_second_feature(second_feature, names)
     data = _Data(estimator, X, y)
+    row, path = (None, set()) if highlight is None else _sample_row(estimator, highlight)
     rng = np.random.default_rng(random_state)
     colours, cmap, norm = _colour_scales(labels, data)
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 5.6), layout="constrained")
-    view = _make_view(estimator, data, node_id, names, second, rng, decimals, target_name)
+    view = _make_view(estimator, data, node_id, names, second, rng, decimals, target_name,
+                      row)
+    marker = None
+    if row is not None:
+        where = "sample" if node_id in path else "sample (not at this node)"
+        marker = (_sample_point(estimator, data, view, row), where, 320.0)
     _draw_scatter(ax, view, data, colours, norm, cmap, _marker_size(view.u.size, 2.5),
-                  fontsize, label_text, max_points, rng)
+                  fontsize, label_text, max_points, rng, marker)
 
     rule = format_rule(tree.features[node_id], tree.weights[node_id], tree.threshold[node_id],
                        names, decimals, category_mask=tree.category_mask[node_id])
@@ -1140,12 +1318,17 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
     ax.set_title(_escape(title), fontsize=fontsize + 1)
 
     _label_sides(ax, estimator, data, view, node_id, fontsize)
+    handles, texts = [], []
     if labels is not None and data.codes is not None:
         counts = np.bincount(data.codes[view.rows], minlength=len(labels))
         handles = [Line2D([], [], marker="o", ls="", color=c, markersize=7) for c in colours]
-        ax.legend(handles, [_escape(f"{c} ({k})") for c, k in zip(label_text, counts)],
-                  fontsize=fontsize - 1, loc="best", framealpha=0.85)
-    elif norm is not None:
+        texts = [_escape(f"{c} ({k})") for c, k in zip(label_text, counts)]
+    if marker is not None:
+        handles.append(_sample_handle(13))
+        texts.append(marker[1])
+    if handles:
+        ax.legend(handles, texts, fontsize=fontsize - 1, loc="best", framealpha=0.85)
+    if norm is not None and not (labels is not None and data.codes is not None):
         from matplotlib.cm import ScalarMappable
 
         bar = ax.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax)
