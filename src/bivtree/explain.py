@@ -356,16 +356,22 @@ def contributions(estimator, X, *, return_root=False):
 
 
 # ---------------------------------------------------------------------- explain
-def _one_row(estimator, X_row):
-    """``X_row`` checked as ``predict`` input and returned as a (1, n_features) array."""
-    if getattr(X_row, "ndim", None) == 1 and hasattr(X_row, "to_frame"):
-        X_row = X_row.to_frame().T  # a Series: its index names the features
-    elif not hasattr(X_row, "columns"):
-        array = np.asarray(X_row)
-        X_row = array.reshape(1, -1) if array.ndim == 1 else array
-    X = estimator._validate_X_predict(X_row)
+def one_sample(estimator, row, name="X_row"):
+    """``row`` checked as ``predict`` input and returned as a (1, n_features) array.
+
+    ``row`` may be a 1-D array or list, a one-row 2-D array or DataFrame, or a
+    Series (its index names the features); ``name`` is the argument named
+    when it holds more than one sample. Shared by :func:`explain` and the
+    pictures' ``highlight``.
+    """
+    if getattr(row, "ndim", None) == 1 and hasattr(row, "to_frame"):
+        row = row.to_frame().T  # a Series: its index names the features
+    elif not hasattr(row, "columns"):
+        array = np.asarray(row)
+        row = array.reshape(1, -1) if array.ndim == 1 else array
+    X = estimator._validate_X_predict(row)
     if X.shape[0] != 1:
-        raise ValueError(f"explain takes one sample; X_row has {X.shape[0]} rows")
+        raise ValueError(f"{name} is one sample; got {X.shape[0]} rows")
     return X
 
 
@@ -455,7 +461,7 @@ def explain(estimator, X_row, *, feature_names=None, class_names=None):
     contributions to P(1) (root value 0.5):
       height: +0.5
     """
-    X = _one_row(estimator, X_row)
+    X = one_sample(estimator, X_row)
     names = resolve_feature_names(estimator, feature_names)
     labels = resolve_class_labels(estimator, class_names)
     tree = estimator.tree_

@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
 from ._kernels.traversal import MAX_CATEGORY
+from .explain import one_sample
 from .formatting import (
     feature_signs,
     format_number,
@@ -613,16 +614,9 @@ def _sample_handle(size):
 
 
 def _sample_row(estimator, highlight):
-    """``highlight`` checked as ``predict`` input and returned as a 1-D row."""
-    if getattr(highlight, "ndim", None) == 1 and hasattr(highlight, "to_frame"):
-        highlight = highlight.to_frame().T  # a Series: its index names the features
-    elif not hasattr(highlight, "columns"):
-        array = np.asarray(highlight)
-        highlight = array.reshape(1, -1) if array.ndim == 1 else array
-    X = estimator._validate_X_predict(highlight)
-    if X.shape[0] != 1:
-        raise ValueError(f"highlight is one sample; got {X.shape[0]} rows")
-    path = estimator.decision_path(highlight)
+    """``highlight`` checked as ``predict`` input: the 1-D row and the nodes of its path."""
+    X = one_sample(estimator, highlight, name="highlight")
+    path = estimator.tree_.decision_path(X)  # X is checked already
     return X[0], {int(n) for n in path.indices}
 
 
