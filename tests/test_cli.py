@@ -482,3 +482,30 @@ def test_an_error_without_text_still_says_what_failed(capsys, monkeypatch, tmp_p
     assert main(["fit", str(path), "--target", "label", "--drop", "id", "--quiet",
                  "-o", str(tmp_path / "model.json")]) == 1
     assert capsys.readouterr().err.strip() == "bivtree fit: error: ValueError"
+
+
+# --------------------------------------------------------------------------- picture size
+def test_show_caps_the_depth_of_a_large_tree_s_picture(capsys, tmp_path):
+    from bivtree import save_model
+    from bivtree.plot import MAX_DRAWN_BOXES, drawable_depth
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(400, 2))
+    model = BivariateTreeClassifier(splitter="univariate").fit(X, rng.integers(0, 2, 400))
+    tree = model.tree_
+    depth = drawable_depth(tree)
+    assert tree.n_leaves > MAX_DRAWN_BOXES and 0 < depth < tree.max_depth
+    # the picture of that depth ends in at most MAX_DRAWN_BOXES boxes, one level more in more
+    d = tree.node_depth
+    for cut, fits in ((depth, True), (depth + 1, False)):
+        boxes = np.count_nonzero(tree.is_leaf & (d <= cut)) + np.count_nonzero(d == cut + 1)
+        assert (boxes <= MAX_DRAWN_BOXES) == fits
+    path = tmp_path / "model.json"
+    save_model(model, path)
+    assert main(["show", str(path), "--out", str(tmp_path / "tree.png"), "--dpi", "10"]) == 0
+    out = capsys.readouterr().out
+    assert (f"drawing depth 0 to {depth} of {tree.max_depth} (deeper subtrees as '...' boxes, "
+            f"at most {MAX_DRAWN_BOXES} boxes at the bottom); use --max-depth to choose") in out
+    assert main(["show", str(path), "--out", str(tmp_path / "two.png"), "--dpi", "10",
+                 "--max-depth", "2"]) == 0
+    assert "drawing depth" not in capsys.readouterr().out

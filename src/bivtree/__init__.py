@@ -5,6 +5,8 @@ from .estimators import BivariateTreeClassifier, BivariateTreeRegressor
 from .explain import contributions, explain
 from .export import export_graphviz, export_rules, export_text
 from .export_code import export_python, export_sql
+from .export_onnx import export_onnx, register_skl2onnx_converters
+from .html_page import export_html
 from .persistence import from_json, load_model, save_model, to_json
 from .plot import plot_split, plot_tree
 from .tao_estimators import TAOPath, TAOTreeClassifier, TAOTreeRegressor, tao_path
@@ -21,6 +23,8 @@ __all__ = [
     "contributions",
     "explain",
     "export_graphviz",
+    "export_html",
+    "export_onnx",
     "export_python",
     "export_rules",
     "export_sql",
@@ -29,6 +33,7 @@ __all__ = [
     "load_model",
     "plot_split",
     "plot_tree",
+    "register_skl2onnx_converters",
     "save_model",
     "tao_path",
     "to_json",

@@ -1,3 +1,3 @@
 """The version of this bivtree, written into saved models and printed by ``bivtree --version``."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

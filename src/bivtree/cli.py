@@ -41,6 +41,8 @@ from ._version import __version__
 from .estimators import BivariateTreeClassifier
 from .experiments.bench import register_bench_command
 from .export import export_text
+from .formatting import DEFAULT_DECIMALS
+from .plot import MAX_DRAWN_BOXES, drawable_depth
 from .splitters import SPLITTERS
 
 #: seed of the fold shuffling and of scikit-learn's tree, so every run prints the same table.
@@ -89,7 +91,7 @@ def _add_demo(subparsers):
                    help="number of cross-validation folds (default: %(default)s)")
     p.add_argument("--n-jobs", type=_n_jobs, default=1,
                    help="threads for the split search, -1 for all cores (default: %(default)s)")
-    p.add_argument("--decimals", type=_int_at_least(1), default=4,
+    p.add_argument("--decimals", type=_int_at_least(1), default=DEFAULT_DECIMALS,
                    help="significant digits of the printed rules (default: %(default)s)")
     p.set_defaults(run=_run_demo)
 
@@ -596,22 +598,26 @@ def _run_predict(args):
 def _add_show(subparsers):
     p = subparsers.add_parser(
         "show", help="print a saved model's rules, or draw it",
-        description="Print a saved model's rules, or write them to --out: a picture (.png, "
-                    ".svg, .pdf; with --data, a scatter plot of the samples at every decision "
-                    "node), a table of rules (.md, .csv), Graphviz source (.dot, .gv) or text "
-                    "rules (.txt).")
+        description="Print a saved model's rules, or write them to --out: an interactive "
+                    "page (.html: one self-contained file, collapsible, with a sample "
+                    "search), a picture (.png, .svg, .pdf; with --data, a scatter plot of the "
+                    "samples at every decision node), a table of rules (.md, .csv), Graphviz "
+                    "source (.dot, .gv) or text rules (.txt).")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("--data", metavar="DATA",
                    help="samples to draw (.csv, .tsv or .parquet), typically the training data")
     p.add_argument("--target", metavar="COL",
                    help="label column of --data (default: the target the model was fitted on)")
     p.add_argument("--out", metavar="PATH",
-                   help="tree.png, tree.svg, tree.pdf, rules.md, rules.csv, tree.dot, rules.txt; "
-                        "its folder must exist")
-    p.add_argument("--decimals", type=_int_at_least(1), default=4,
+                   help="tree.html, tree.png, tree.svg, tree.pdf, rules.md, rules.csv, tree.dot, "
+                        "rules.txt; its folder must exist")
+    p.add_argument("--decimals", type=_int_at_least(1), default=DEFAULT_DECIMALS,
                    help="significant digits of the rules (default: %(default)s)")
     p.add_argument("--max-depth", type=_int_at_least(0),
-                   help="draw or print nodes down to this depth only")
+                   help="draw or print nodes down to this depth only (default: all, but a "
+                        "picture stops where it would end in more than "
+                        f"{MAX_DRAWN_BOXES} boxes; a .html page holds every node and shows "
+                        "depth 0 to 3 at first, deeper nodes a click away)")
     p.add_argument("--dpi", type=_int_at_least(10), default=100,
                    help="resolution of .png pictures (default: %(default)s)")
     _add_force_option(p, "the --out file")
@@ -620,7 +626,8 @@ def _add_show(subparsers):
 
 
 _PICTURES = (".png", ".svg", ".pdf")
-_SHOW_FORMATS = _PICTURES + (".md", ".csv", ".dot", ".gv", ".txt")
+_PAGES = (".html", ".htm")
+_SHOW_FORMATS = _PAGES + _PICTURES + (".md", ".csv", ".dot", ".gv", ".txt")
 
 
 def _show_samples(args, model, metadata):
@@ -649,6 +656,12 @@ def _write_show(model, X, y, path, suffix, args, target_name):
     if suffix == ".txt":
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(export_text(model, decimals=args.decimals, max_depth=args.max_depth))
+    elif suffix in _PAGES:
+        from .html_page import DEFAULT_OPEN_LEVELS, export_html
+
+        levels = DEFAULT_OPEN_LEVELS if args.max_depth is None else args.max_depth + 1
+        export_html(model, X, y, path, decimals=args.decimals, open_levels=levels,
+                    target_name=target_name)
     elif suffix in _PICTURES:
         import matplotlib
 
@@ -657,7 +670,7 @@ def _write_show(model, X, y, path, suffix, args, target_name):
 
         from .plot import plot_tree
 
-        ax = plot_tree(model, X, y, max_depth=args.max_depth,
+        ax = plot_tree(model, X, y, max_depth=_picture_depth(model, args),
                        decimals=min(args.decimals, 4), target_name=target_name)
         ax.figure.savefig(path, dpi=args.dpi)
         plt.close(ax.figure)
@@ -675,6 +688,19 @@ def _write_show(model, X, y, path, suffix, args, target_name):
             _pandas().DataFrame(rows).to_csv(path, index=False)
     else:
         export_graphviz(model, path, decimals=args.decimals)
+
+
+def _picture_depth(model, args):
+    """``--max-depth``, or the depth that keeps a picture a sane size (said when it cuts)."""
+    if args.max_depth is not None:
+        return args.max_depth
+    tree = model.tree_
+    depth = drawable_depth(tree)
+    if depth < tree.max_depth:
+        print(f"drawing depth 0 to {depth} of {tree.max_depth} (deeper subtrees as '...' "
+              f"boxes, at most {MAX_DRAWN_BOXES} boxes at the bottom); use --max-depth to "
+              "choose")
+    return depth
 
 
 @_reports_errors
@@ -705,6 +731,61 @@ def _run_show(args):
     return 0
 
 
+# --------------------------------------------------------------------------- compile
+def _add_compile(subparsers):
+    p = subparsers.add_parser(
+        "compile", help="compile and cache bivtree's numba kernels ahead of the first fit",
+        description="Fit tiny classifier and regressor trees with every splitter, and TAO "
+                    "trees, so that numba compiles bivtree's kernels and caches them on disk "
+                    "(under NUMBA_CACHE_DIR when it is set, else beside the installed "
+                    "package). Later processes load them instead of compiling at their "
+                    "first fit. Prints what it compiled and how long it took.")
+    p.set_defaults(run=_run_compile)
+
+
+def _compile_jobs():
+    """``(label, estimator, task)`` of every tiny fit that ``bivtree compile`` runs."""
+    from .estimators import BivariateTreeRegressor
+    from .tao_estimators import TAOTreeClassifier, TAOTreeRegressor
+
+    jobs = []
+    for name in sorted(SPLITTERS):
+        for task, cls in (("classification", BivariateTreeClassifier),
+                          ("regression", BivariateTreeRegressor)):
+            if task in SPLITTERS[name].tasks:
+                jobs.append((f"{cls.__name__}(splitter={name!r})", cls(splitter=name,
+                                                                        max_depth=3), task))
+    # exact_max_samples=100 makes TAO's reduced problems use the exact sweep too
+    for cls, task in ((TAOTreeClassifier, "classification"), (TAOTreeRegressor, "regression")):
+        jobs.append((cls.__name__, cls(max_depth=3, max_iter=2, exact_max_samples=100), task))
+    return jobs
+
+
+def _run_compile(args):
+    from . import _compile_notice
+
+    _compile_notice.mark_noticed()  # this command reports on its own
+    folder = _compile_notice.cache_folder()
+    held = ("already holds bivtree's kernels" if _compile_notice.kernels_cached()
+            else "does not hold bivtree's kernels yet")
+    print(f"numba cache of the kernels: {folder or 'disabled (nothing will be kept)'}"
+          + (f" ({held})" if folder else ""), flush=True)
+    rng = np.random.default_rng(DEMO_RANDOM_STATE)
+    X = rng.uniform(-1.0, 1.0, size=(120, 3))
+    targets = {"classification": (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) + (X[:, 2] > 0.4),
+               "regression": X[:, 0] - 0.5 * X[:, 1] + 0.1 * X[:, 2]}
+    start = time.perf_counter()
+    for label, model, task in _compile_jobs():
+        t0 = time.perf_counter()
+        model.fit(X, targets[task])
+        model.predict(X)
+        model.decision_path(X)
+        print(f"  {label:<52} {time.perf_counter() - t0:6.1f} s", flush=True)
+    print(f"compiled and cached in {time.perf_counter() - start:.1f} s; later fits load the "
+          "kernels from the cache")
+    return 0
+
+
 # --------------------------------------------------------------------------- entry point
 def build_parser():
     """The ``bivtree`` argument parser with all its subcommands."""
@@ -717,6 +798,7 @@ def build_parser():
     _add_fit(subparsers)
     _add_predict(subparsers)
     _add_show(subparsers)
+    _add_compile(subparsers)
     register_bench_command(subparsers)
     return parser
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from ._kernels.traversal import in_category_set, project_row
 from .formatting import (
+    DEFAULT_DECIMALS,
     format_number,
     format_rule,
     resolve_class_labels,
@@ -40,7 +41,7 @@ from .tree import mask_to_categories
 __all__ = ["Explanation", "Leaf", "PathStep", "contributions", "explain"]
 
 #: significant digits of the weights and thresholds in the printed path.
-_RULE_DIGITS = 4
+_RULE_DIGITS = DEFAULT_DECIMALS
 #: significant digits of the projections, margins and values in the printed path.
 _VALUE_DIGITS = 5
 

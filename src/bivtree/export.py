@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
 from .formatting import (
+    DEFAULT_DECIMALS,
     feature_signs,
     format_categories,
     format_number,
@@ -51,7 +52,8 @@ def _leaf_text(estimator, tree, node, decimals):
     return f"class: {classes[int(np.argmax(value))]}  (samples: {n}, counts: [{counts}])"
 
 
-def export_text(estimator, feature_names=None, decimals=4, max_depth=None, indent="    "):
+def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_depth=None,
+                indent="    "):
     """The fitted tree as nested IF / ELSE rules in the data's units.
 
     Parameters
@@ -82,6 +84,19 @@ def export_text(estimator, feature_names=None, decimals=4, max_depth=None, inden
         with the number of training samples. A categorical node reads
         ``if colour in {1, 3, 4}:`` (its ``else`` branch: ``colour not in {1, 3, 4}``,
         which includes every code the node never saw).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bivtree import BivariateTreeClassifier, export_text
+    >>> iris = load_iris()
+    >>> clf = BivariateTreeClassifier(splitter="orientations", max_depth=1)
+    >>> clf = clf.fit(iris.data, iris.target)
+    >>> print(export_text(clf, feature_names=iris.feature_names), end="")
+    if petal length (cm) <= 2.45:
+        class: 0  (samples: 50, counts: [50, 0, 0])
+    else:  # petal length (cm) > 2.45
+        class: 1  (samples: 100, counts: [0, 50, 50])
     """
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
@@ -216,7 +231,8 @@ def _condition(key, entry, names, signs, decimals):
             "op": op, "text": text}
 
 
-def export_rules(estimator, feature_names=None, *, X=None, class_names=None, decimals=4,
+def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
+                 decimals=DEFAULT_DECIMALS,
                  ratios=True, as_frame=False):
     """One row per leaf: the conjunction of node tests that leads there, and what it predicts.
 
@@ -267,6 +283,20 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None, dec
     -----
     Every training sample satisfies exactly one row's conditions and gets that
     row's prediction, because the rows are the root-to-leaf paths of the tree.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bivtree import BivariateTreeClassifier, export_rules
+    >>> iris = load_iris()
+    >>> clf = BivariateTreeClassifier(splitter="orientations", max_depth=1)
+    >>> clf = clf.fit(iris.data, iris.target)
+    >>> rows = export_rules(clf, feature_names=iris.feature_names,
+    ...                     class_names=list(iris.target_names))
+    >>> for row in rows:
+    ...     print(row["rule"], "->", row["prediction"], row["n_samples"], row["error"])
+    petal length (cm) <= 2.45 -> setosa 50 0.0
+    petal length (cm) > 2.45 -> versicolor 100 50.0
     """
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
@@ -299,7 +329,7 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None, dec
     return rows
 
 
-def rules_markdown(rows, decimals=4):
+def rules_markdown(rows, decimals=DEFAULT_DECIMALS):
     """Rows of :func:`export_rules` as a Markdown table (one line per leaf).
 
     Parameters
@@ -357,7 +387,7 @@ def _blend(hex_colour, alpha):
 
 
 def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names=None,
-                    decimals=4, filled=True, node_ids=True, rotate=False,
+                    decimals=DEFAULT_DECIMALS, filled=True, node_ids=True, rotate=False,
                     fontname="Helvetica"):
     """The fitted tree in Graphviz's DOT language.
 

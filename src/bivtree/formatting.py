@@ -17,7 +17,13 @@ import numpy as np
 
 from .tree import mask_to_categories
 
+#: significant digits of weights, thresholds and values in every view of a tree (text,
+#: rules, Graphviz, pictures, the HTML page and the command line), so that one rule reads
+#: the same wherever it is printed.
+DEFAULT_DECIMALS = 4
+
 __all__ = [
+    "DEFAULT_DECIMALS",
     "feature_signs",
     "format_categories",
     "format_number",
@@ -82,7 +88,8 @@ def format_categories(feature_name, categories, op="in"):
     return f"{feature_name} {op} {{{', '.join(str(int(c)) for c in categories)}}}"
 
 
-def format_rule(features, weights, threshold, feature_names, decimals=4, op="<=",
+def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DECIMALS,
+                op="<=",
                 category_mask=0):
     """A node test as text, e.g. ``"x7 + 0.3 * x10 <= -0.1"`` or ``"colour in {1, 3}"``.
 
@@ -208,7 +215,8 @@ def feature_signs(X, n_features):
 _FLIP = {"<=": ">=", ">": "<", ">=": "<=", "<": ">"}
 
 
-def ratio_rule(features, weights, threshold, op, feature_names, signs, decimals=4):
+def ratio_rule(features, weights, threshold, op, feature_names, signs,
+               decimals=DEFAULT_DECIMALS):
     """A bivariate test through the origin written as a ratio, or ``None``.
 
     ``x_j + w * x_k <= t`` with ``t`` zero is ``x_j / x_k <= -w`` where ``x_k > 0``

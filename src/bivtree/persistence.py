@@ -603,6 +603,23 @@ def save_model(estimator, path, *, metadata=None):
     path : str or path-like
     metadata : dict, default=None
         Free-form information to keep with the model.
+
+    Examples
+    --------
+    >>> import os
+    >>> import tempfile
+    >>> from sklearn.datasets import load_iris
+    >>> from bivtree import BivariateTreeClassifier, load_model, save_model
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "iris.json")
+    ...     save_model(clf, path, metadata={"data": "iris"})
+    ...     loaded, metadata = load_model(path, return_metadata=True)
+    >>> type(loaded).__name__, metadata
+    ('BivariateTreeClassifier', {'data': 'iris'})
+    >>> bool((loaded.predict(X) == clf.predict(X)).all())
+    True
     """
     text = to_json(estimator, indent=1, metadata=metadata)
     with open(path, "w", encoding="utf-8") as fh:
@@ -620,6 +637,21 @@ def load_model(path, *, return_metadata=False):
     Returns
     -------
     estimator, or (estimator, metadata)
+
+    Examples
+    --------
+    >>> import os
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from bivtree import BivariateTreeRegressor, load_model
+    >>> X = np.arange(40.0).reshape(20, 2)
+    >>> reg = BivariateTreeRegressor(max_depth=1).fit(X, (X[:, 0] > 19).astype(float))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "model.json")
+    ...     reg.save(path)
+    ...     loaded = load_model(path)
+    >>> loaded.predict([[10.0, 11.0], [30.0, 31.0]])
+    array([0., 1.])
     """
     with open(path, encoding="utf-8") as fh:
         text = fh.read()

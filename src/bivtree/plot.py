@@ -32,6 +32,7 @@ from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
 from ._kernels.traversal import MAX_CATEGORY
 from .explain import one_sample
 from .formatting import (
+    DEFAULT_DECIMALS,
     feature_signs,
     format_number,
     format_rule,
@@ -42,7 +43,7 @@ from .formatting import (
 )
 from .tree import mask_to_categories
 
-__all__ = ["plot_split", "plot_tree"]
+__all__ = ["drawable_depth", "plot_split", "plot_tree"]
 
 # Layout sizes in inches: plot_tree draws in a coordinate system of inches, so
 # text in points and scatter plots in inches keep their proportions.
@@ -72,6 +73,9 @@ _WRAP_HEIGHT = 12.0
 #: A picture of more levels is unreadable, and laying out thousands of levels (a valid
 #: tree may have them) would take minutes.
 DEFAULT_MAX_DRAWN_DEPTH = 40
+#: most boxes on the bottom of a picture (leaves and "..." boxes of cut subtrees) that
+#: :func:`drawable_depth` allows: 32 boxes are about 50 inches wide, 5,000 pixels at 100 dpi.
+MAX_DRAWN_BOXES = 32
 
 
 def _pyplot():
@@ -1084,7 +1088,8 @@ class _TreePicture:
 
 
 def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, ax=None, *,
-              max_depth=None, second_feature="best", columns="auto", decimals=3,
+              max_depth=None, second_feature="best", columns="auto",
+              decimals=DEFAULT_DECIMALS,
               max_points=1000, fontsize=7.5, target_name="target", random_state=0,
               highlight=None):
     """Draw the tree top down, with a scatter plot of its samples at every decision node.
@@ -1120,8 +1125,8 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
         Cut the levels of a tall tree into this many side-by-side columns (an edge
         into the next column is marked "→ #id" at the parent and "from #id" at the
         child); "auto" picks the count whose picture is closest to landscape.
-    decimals : int, default=3
-        Significant digits of the rules.
+    decimals : int, default=DEFAULT_DECIMALS (4)
+        Significant digits of the rules, as in ``export_text``.
     max_points : int, default=1000
         Most points per node plot (a random subset above that, and the plot says
         e.g. "1,000 of 19,020 shown").
@@ -1167,6 +1172,37 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
                            max_points=max_points, fontsize=fontsize, target_name=target_name,
                            rng=np.random.default_rng(random_state), highlight=marked)
     return picture.draw(ax, columns)
+
+
+def drawable_depth(tree, max_boxes=MAX_DRAWN_BOXES):
+    """The deepest ``max_depth`` of :func:`plot_tree` whose picture stays a sane size.
+
+    A picture of ``max_depth=d`` ends in the leaves down to depth ``d + 1`` and a
+    "..." box for each decision node at depth ``d + 1``; their number, which sets the
+    width of the picture, grows with ``d``. This is the largest ``d`` (at most the
+    tree's depth and ``DEFAULT_MAX_DRAWN_DEPTH``) for which it is at most ``max_boxes``.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree (``estimator.tree_``).
+    max_boxes : int, default=MAX_DRAWN_BOXES (32)
+
+    Returns
+    -------
+    int
+        The depth to pass as ``max_depth``; ``tree.max_depth`` when the whole tree fits.
+    """
+    depth = tree.node_depth
+    n_levels = int(tree.max_depth) + 2
+    nodes = np.bincount(depth, minlength=n_levels)
+    leaves_down_to = np.cumsum(np.bincount(depth[tree.is_leaf], minlength=n_levels))
+    # boxes at the bottom of the picture of max_depth d, for every d: never decreasing in d
+    boxes = leaves_down_to[:-1] + nodes[1:]
+    fits = np.flatnonzero(boxes <= max_boxes)
+    # boxes[max_depth] counts every leaf: the whole tree fits when that is small enough
+    deepest = int(fits[-1]) if fits.size else 0
+    return min(deepest, DEFAULT_MAX_DRAWN_DEPTH)
 
 
 def _text_measurer(fontsize):
@@ -1226,7 +1262,7 @@ def _label_sides(ax, estimator, data, view, node_id, fontsize):
 
 
 def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=None, ax=None,
-               *, second_feature="best", decimals=4, max_points=5000, fontsize=10,
+               *, second_feature="best", decimals=DEFAULT_DECIMALS, max_points=5000, fontsize=10,
                target_name="target", random_state=0, highlight=None):
     """Draw one decision node large: its samples, its test as a line, the rule in the title.
 

@@ -222,6 +222,17 @@ def cost_complexity_pruning_path(tree):
     See Also
     --------
     prune_tree : the subtree for one ``ccp_alpha``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bivtree import BivariateTreeClassifier
+    >>> from bivtree.pruning import cost_complexity_pruning_path
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = BivariateTreeClassifier(splitter="orientations").fit(X, y).tree_
+    >>> path = cost_complexity_pruning_path(tree)
+    >>> len(path.ccp_alphas), float(path.ccp_alphas[0])
+    (4, 0.0)
     """
     ccp_alphas, impurities, _ = _weakest_link_pruning(tree)
     return Bunch(ccp_alphas=ccp_alphas, impurities=impurities)
@@ -256,6 +267,19 @@ def prune_tree(tree, ccp_alpha):
         If ``ccp_alpha`` is negative, not finite or not a real number, or the
         tree's weights or impurities are unusable (see
         :func:`cost_complexity_pruning_path`).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bivtree import BivariateTreeClassifier
+    >>> from bivtree.pruning import cost_complexity_pruning_path, prune_tree
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = BivariateTreeClassifier(splitter="orientations").fit(X, y).tree_
+    >>> tree.n_leaves
+    5
+    >>> alphas = cost_complexity_pruning_path(tree).ccp_alphas
+    >>> [prune_tree(tree, alpha).n_leaves for alpha in alphas]
+    [5, 3, 2, 1]
     """
     ccp_alpha = _check_ccp_alpha(ccp_alpha)
     if ccp_alpha == 0.0:

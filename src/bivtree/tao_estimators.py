@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.model_selection import train_test_split
 
+from ._compile_notice import notice_once
 from ._config import DTYPE, LTYPE, MISCLASSIFICATION, SQUARED_ERROR
 from ._validation import InstanceOf, Integral, Interval, Options, Real, check_params
 from .estimators import (
@@ -146,6 +147,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         return result, optimizer.cache
 
     def _fit(self, X, y, sample_weight, labels, targets, n_classes):
+        notice_once()
         t0 = time.perf_counter()
         exact_max_samples = self._check_params(X.shape[1])
         regression = n_classes == 1
@@ -343,6 +345,19 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
     {_TAO_ATTRIBUTES}
     classes_ : ndarray of shape (n_classes,)
     n_classes_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bivtree import TAOTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tao = TAOTreeClassifier(alpha=0.001, max_depth=2, random_state=0).fit(X, y)
+    >>> tao.get_n_leaves(), tao.node_kinds()["bivariate"]
+    (3, 1)
+    >>> bool(tao.objective_path_[-1] <= tao.objective_path_[0])  # never increases
+    True
+    >>> round(tao.score(X, y), 2)
+    0.98
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -526,6 +541,19 @@ def tao_path(estimator, X, y, sample_weight=None, *, X_val=None, y_val=None, alp
     Returns
     -------
     TAOPath
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bivtree import TAOTreeClassifier, tao_path
+    >>> X, y = load_iris(return_X_y=True)
+    >>> path = tao_path(TAOTreeClassifier(max_depth=2), X, y, random_state=0)
+    >>> path.steps[0].alpha, path.steps[-1].n_nodes  # from alpha = 0 to a single leaf
+    (0.0, 1)
+    >>> bool((path.alphas[1:] > path.alphas[:-1]).all())
+    True
+    >>> path.best_estimator_.get_n_leaves()
+    3
     """
     if not isinstance(estimator, BaseTAOTree):
         raise TypeError("tao_path needs a TAOTreeClassifier or TAOTreeRegressor")

@@ -1,0 +1,635 @@
+"""The style and script of the page written by :func:`bivtree.html_page.export_html`.
+
+The script reads the JSON of ``<script id="bivtree-data">`` and builds the page in the
+browser: node cards placed top down, an SVG scatter plot (or bars) per decision node,
+edges, tooltips, collapse and expand, and the sample search. It needs no library.
+
+For checks by a headless browser it writes its state into ``<body>``:
+``data-status`` ("ready", or "error" with ``data-error``), ``data-visible-nodes``,
+``data-rendered-plots``, ``data-root-points`` (points drawn in the root's plot),
+``data-expanded`` (nodes opened from the address) and ``data-path`` (the highlighted
+path). The address fragment drives it too: ``#expand=3`` clicks node 3 open (several:
+``#expand=3,7``), ``#levels=2`` sets the open levels, ``#search=TEXT`` runs a search;
+join them with ``&``.
+
+Typed samples are routed by ``goesLeft``, which repeats
+:func:`bivtree._kernels.traversal.goes_left` operation by operation (see
+:mod:`bivtree.html_page`).
+"""
+
+PAGE_STYLE = """
+body { margin: 0; font: 13px/1.35 system-ui, -apple-system, "Segoe UI", sans-serif;
+  color: #222; background: #fff; }
+#bar { position: sticky; top: 0; z-index: 5; background: #f7f7f7;
+  border-bottom: 1px solid #ddd; padding: 6px 14px; }
+h1 { font-size: 16px; margin: 0 0 2px 0; }
+#summary { color: #555; }
+#legend { margin: 4px 0; }
+.chip { display: inline-block; margin-right: 12px; white-space: nowrap; }
+.chip i { display: inline-block; width: 10px; height: 10px; border-radius: 5px;
+  margin-right: 4px; vertical-align: -1px; }
+.scale { display: inline-block; width: 160px; height: 10px; vertical-align: -1px;
+  margin: 0 6px; }
+#controls .group { margin-right: 22px; white-space: nowrap; }
+#controls button { font: inherit; padding: 1px 8px; }
+#query { font: 12px ui-monospace, Menlo, Consolas, monospace; }
+#result { margin-top: 4px; font: 12px ui-monospace, Menlo, Consolas, monospace;
+  white-space: pre-wrap; }
+#result.error { color: #b00; }
+#tree { position: relative; margin: 18px; }
+#edges { position: absolute; left: 0; top: 0; overflow: visible; }
+.edge { stroke: #888; stroke-width: 1; fill: none; }
+.edge.on-path { stroke: #000; stroke-width: 3; }
+.edge-label { font-size: 11px; fill: #333; paint-order: stroke; stroke: #fff;
+  stroke-width: 3px; }
+.node { position: absolute; box-sizing: border-box; background: #fff;
+  border: 1px solid #999; border-radius: 6px; padding: 3px 6px 4px 6px; }
+.node.decision { cursor: pointer; }
+.node.decision:hover { border-color: #333; }
+.node.on-path { border: 3px solid #000; }
+.node .head { font-weight: 600; white-space: pre; }
+.node .rule { max-width: 236px; margin-top: 2px; }
+.node .note { color: #666; font-size: 11px; max-width: 200px; }
+.node .toggle { color: #1f5fa8; font-size: 12px; margin-top: 2px; white-space: nowrap; }
+.node.leaf { max-width: 200px; font-size: 12px; }
+.node .stats { white-space: pre; }
+.node.text { max-width: 240px; }
+svg.plot { display: block; }
+svg.plot .frame { fill: none; stroke: #888; }
+svg.plot .yes { fill: #8c8c8c; fill-opacity: 0.16; }
+svg.plot .split { stroke: #000; stroke-width: 1.4; }
+svg.plot text { font-size: 9px; fill: #444; }
+svg.plot text.axis { font-size: 10px; fill: #222; }
+svg.plot text.bold { font-weight: 700; fill: #000; }
+svg.plot text.subsample { font-size: 9px; fill: #222; paint-order: stroke; stroke: #fff;
+  stroke-width: 3px; }
+svg.plot .star { fill: #fff; stroke: #000; stroke-width: 1.2; }
+#tip { position: fixed; display: none; z-index: 10; pointer-events: none;
+  background: #fffff3; border: 1px solid #888; border-radius: 4px; padding: 6px 8px;
+  font: 12px ui-monospace, Menlo, Consolas, monospace; white-space: pre;
+  box-shadow: 0 2px 6px rgba(0, 0, 0, 0.2); }
+"""
+
+PAGE_SCRIPT = r"""
+"use strict";
+(function () {
+  const body = document.body;
+  const state = body.dataset;
+  try {
+    main();
+  } catch (err) {
+    state.status = "error";
+    state.error = String(err && err.message ? err.message : err);
+    const box = document.getElementById("result");
+    box.className = "error";
+    box.textContent = "the page failed: " + state.error;
+    throw err;
+  }
+
+  function main() {
+    const DATA = JSON.parse(document.getElementById("bivtree-data").textContent);
+    const NODES = DATA.nodes;
+    const N = NODES.length;
+    const SVG_NS = "http://www.w3.org/2000/svg";
+    const GAP = 16, VGAP = 34;                 // between cards, between levels (pixels)
+    const PW = 190, PH = 150, ML = 40, MR = 8, MT = 6, MB = 30;   // plot and margins
+    const canvas = document.getElementById("tree");
+    const edgeLayer = document.getElementById("edges");
+    const tip = document.getElementById("tip");
+    const result = document.getElementById("result");
+    const collapsed = new Uint8Array(N);
+    const cards = new Array(N);
+    let openLevels = DATA.open_levels;
+    let path = new Set();
+    let sample = null;                         // typed feature values, or null
+
+    // ------------------------------------------------------------ helpers
+    function el(tag, cls, text) {
+      const e = document.createElement(tag);
+      if (cls) e.className = cls;
+      if (text !== undefined && text !== null) e.textContent = text;
+      return e;
+    }
+    function sv(tag, attrs, parent) {
+      const e = document.createElementNS(SVG_NS, tag);
+      for (const k in attrs) e.setAttribute(k, attrs[k]);
+      if (parent) parent.appendChild(e);
+      return e;
+    }
+    function tick(x) {
+      if (x === 0) return "0";
+      const a = Math.abs(x);
+      if (a >= 1e-3 && a < 1e6) return String(Number(x.toPrecision(3)));
+      return x.toExponential(2);
+    }
+    function viridis(s) {
+      const stops = DATA.viridis;
+      s = Math.min(1, Math.max(0, s)) * (stops.length - 1);
+      const i = Math.min(Math.floor(s), stops.length - 2), f = s - i;
+      const a = stops[i], b = stops[i + 1];
+      return "rgb(" + [0, 1, 2].map(k => Math.round(a[k] + f * (b[k] - a[k]))).join(",") + ")";
+    }
+    function valueColour(v) {
+      const lo = DATA.range[0], hi = DATA.range[1];
+      return viridis(hi > lo ? (v - lo) / (hi - lo) : 0.5);
+    }
+    function pointColour(c) {
+      if (c === null || c === undefined) return "#595959";
+      return DATA.classes ? DATA.colours[c] : valueColour(c);
+    }
+    function isLeaf(nd) { return nd.left < 0; }
+
+    // ------------------------------------------------------------ routing
+    // The test of bivtree._kernels.traversal.goes_left, operation by operation:
+    // s = 0.0, then s += w_k * x[f_k] in slot order (float64, one rounding per
+    // operation, as numba's kernel), then s <= t; a categorical node: an integer
+    // code in [0, 63] that belongs to the node's set.
+    function goesLeft(nd, x) {
+      if (nd.categories !== null) {
+        const c = x[nd.features[0]];
+        return c >= 0 && c <= 63 && c === Math.floor(c) && nd.categories.indexOf(c) >= 0;
+      }
+      let s = 0.0;
+      for (let k = 0; k < nd.features.length; k++) s += nd.weights[k] * x[nd.features[k]];
+      return s <= nd.threshold;
+    }
+    function route(x) {
+      let i = 0;
+      const p = [0];
+      while (!isLeaf(NODES[i])) {
+        i = goesLeft(NODES[i], x) ? NODES[i].left : NODES[i].right;
+        p.push(i);
+      }
+      return p;
+    }
+    function rowPath(r) {
+      const p = [];
+      for (let i = DATA.row_leaves[r]; i >= 0; i = NODES[i].parent) p.push(i);
+      return p.reverse();
+    }
+
+    // ------------------------------------------------------------ plot geometry
+    function clipHalfPlane(poly, a, b, t, keepLe) {
+      const side = p => (keepLe ? 1 : -1) * (a * p[0] + b * p[1] - t);
+      const out = [];
+      for (let i = 0; i < poly.length; i++) {
+        const p = poly[i], q = poly[(i + 1) % poly.length];
+        const sp = side(p), sq = side(q);
+        if (sp <= 0) out.push(p);
+        if ((sp < 0 && 0 < sq) || (sq < 0 && 0 < sp)) {
+          const r = sp / (sp - sq);
+          out.push([p[0] + r * (q[0] - p[0]), p[1] + r * (q[1] - p[1])]);
+        }
+      }
+      return out;
+    }
+    function lineInBox(a, b, t, box) {
+      const [u0, u1, v0, v1] = box;
+      const pts = [];
+      if (b !== 0) for (const u of [u0, u1]) {
+        const v = (t - a * u) / b;
+        if (v0 <= v && v <= v1) pts.push([u, v]);
+      }
+      if (a !== 0) for (const v of [v0, v1]) {
+        const u = (t - b * v) / a;
+        if (u0 <= u && u <= u1) pts.push([u, v]);
+      }
+      if (pts.length < 2) return null;
+      pts.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+      return [pts[0], pts[pts.length - 1]];
+    }
+    function include(box, pt) {
+      let [u0, u1, v0, v1] = box;
+      const [u, v] = pt;
+      if (!(u0 <= u && u <= u1)) {
+        const pad = 0.06 * (Math.max(u1, u) - Math.min(u0, u));
+        u0 = Math.min(u0, u - pad); u1 = Math.max(u1, u + pad);
+      }
+      if (!(v0 <= v && v <= v1)) {
+        const pad = 0.06 * (Math.max(v1, v) - Math.min(v0, v));
+        v0 = Math.min(v0, v - pad); v1 = Math.max(v1, v + pad);
+      }
+      return [u0, u1, v0, v1];
+    }
+    // where typed values lie in a node's plot (plot.py's _sample_point)
+    function samplePoint(nd, x) {
+      const p = nd.plot;
+      if (p.kind === "bars") {
+        const j = p.values.indexOf(x[p.feature]);
+        if (j < 0) return null;
+        const h = p.stack ? p.stack[j].reduce((s, c) => s + c, 0) : p.heights[j];
+        return [j, h];
+      }
+      let u = 0.0;
+      for (const [f, w] of p.u_terms) u = u + w * x[f];
+      if (p.v_feature !== null) return [u, x[p.v_feature]];
+      const leaf = NODES[route(x).pop()];
+      if (DATA.classes && DATA.has_labels) return [u, leaf["class"]];
+      if (!DATA.classes && DATA.has_labels) return [u, leaf.value];
+      return [u, 0];
+    }
+    function star(svg, px, py) {
+      const pts = [];
+      for (let k = 0; k < 10; k++) {
+        const r = k % 2 ? 3.2 : 8, a = Math.PI * (k / 5 - 0.5);
+        pts.push((px + r * Math.cos(a)).toFixed(1) + "," + (py + r * Math.sin(a)).toFixed(1));
+      }
+      sv("polygon", {points: pts.join(" "), "class": "star"}, svg);
+    }
+    function axisLabels(svg, xLabel, yLabel) {
+      sv("text", {x: ML + PW / 2, y: MT + PH + 25, "text-anchor": "middle", "class": "axis"},
+         svg).textContent = xLabel;
+      const yl = sv("text", {x: 10, y: MT + PH / 2, "text-anchor": "middle", "class": "axis",
+                             transform: "rotate(-90 10 " + (MT + PH / 2) + ")"}, svg);
+      yl.textContent = yLabel;
+    }
+
+    // ------------------------------------------------------------ plots
+    function scatter(nd) {
+      const p = nd.plot;
+      const svg = sv("svg", {width: ML + PW + MR, height: MT + PH + MB, "class": "plot"});
+      svg.dataset.node = nd.id;
+      let box = p.box;
+      const mark = sample && path.has(nd.id) ? samplePoint(nd, sample) : null;
+      if (mark) box = include(box, mark);
+      const [u0, u1, v0, v1] = box;
+      const X = u => ML + (u - u0) / (u1 - u0) * PW;
+      const Y = v => MT + (v1 - v) / (v1 - v0) * PH;
+      const corners = [[u0, v0], [u1, v0], [u1, v1], [u0, v1]];
+      const yes = clipHalfPlane(corners, p.a, p.b, p.t, true);
+      if (yes.length >= 3) {
+        sv("polygon", {points: yes.map(q => X(q[0]).toFixed(1) + "," + Y(q[1]).toFixed(1))
+          .join(" "), "class": "yes"}, svg);
+      }
+      const g = sv("g", {"class": "points"}, svg);
+      const r = Math.max(1.3, Math.min(3.2, 40 / Math.sqrt(Math.max(p.u.length, 1)))).toFixed(1);
+      for (let i = 0; i < p.u.length; i++) {
+        sv("circle", {cx: X(p.u[i]).toFixed(1), cy: Y(p.v[i]).toFixed(1), r: r,
+                      fill: pointColour(p.c ? p.c[i] : null)}, g);
+      }
+      const line = lineInBox(p.a, p.b, p.t, box);
+      if (line) {
+        sv("line", {x1: X(line[0][0]), y1: Y(line[0][1]), x2: X(line[1][0]),
+                    y2: Y(line[1][1]), "class": "split"}, svg);
+      }
+      sv("rect", {x: ML, y: MT, width: PW, height: PH, "class": "frame"}, svg);
+      const ty = MT + PH + 10;
+      sv("text", {x: ML, y: ty, "text-anchor": "start"}, svg).textContent = tick(u0);
+      sv("text", {x: ML + PW, y: ty, "text-anchor": "end"}, svg).textContent = tick(u1);
+      if (p.strip && DATA.classes && DATA.has_labels) {
+        DATA.classes.forEach((name, k) => {
+          sv("text", {x: ML - 3, y: Y(k) + 3, "text-anchor": "end"}, svg).textContent = name;
+        });
+      } else if (!p.strip) {
+        sv("text", {x: ML - 3, y: MT + PH, "text-anchor": "end"}, svg).textContent = tick(v0);
+        sv("text", {x: ML - 3, y: MT + 8, "text-anchor": "end"}, svg).textContent = tick(v1);
+      }
+      axisLabels(svg, p.x_label, p.strip ? "" : p.y_label);
+      if (p.note) {
+        const t = sv("text", {x: ML + PW - 3, y: MT + PH - 4, "text-anchor": "end",
+                              "class": "subsample"}, svg);
+        t.textContent = p.note;
+      }
+      if (mark) star(svg, X(mark[0]), Y(mark[1]));
+      return svg;
+    }
+    function bars(nd) {
+      const p = nd.plot;
+      const k = p.categories.length;
+      const svg = sv("svg", {width: ML + PW + MR, height: MT + PH + MB, "class": "plot"});
+      svg.dataset.node = nd.id;
+      const heights = p.stack ? p.stack.map(row => row.reduce((s, c) => s + c, 0)) : p.heights;
+      const top = Math.max(1, Math.max.apply(null, heights.concat([0]))) * 1.15;
+      const slot = PW / Math.max(k, 1);
+      const X = j => ML + (j + 0.5) * slot;
+      const Y = v => MT + PH - v / top * PH;
+      p.left.forEach((left, j) => {
+        if (left) sv("rect", {x: ML + j * slot, y: MT, width: slot, height: PH, "class": "yes"},
+                     svg);
+      });
+      const g = sv("g", {"class": "bars"}, svg);
+      for (let j = 0; j < k; j++) {
+        const w = slot * 0.7, x0 = X(j) - w / 2;
+        if (p.stack) {
+          let base = 0;
+          p.stack[j].forEach((count, c) => {
+            if (!count) return;
+            sv("rect", {x: x0, y: Y(base + count), width: w, height: Y(base) - Y(base + count),
+                        fill: DATA.colours[c]}, g);
+            base += count;
+          });
+        } else if (heights[j]) {
+          sv("rect", {x: x0, y: Y(heights[j]), width: w, height: MT + PH - Y(heights[j]),
+                      fill: p.means ? valueColour(p.means[j]) : "#595959"}, g);
+        }
+        const label = sv("text", {x: X(j), y: MT + PH + 10, "text-anchor": "middle"}, svg);
+        label.textContent = p.categories[j];
+        if (p.left[j]) label.setAttribute("class", "bold");
+      }
+      sv("rect", {x: ML, y: MT, width: PW, height: PH, "class": "frame"}, svg);
+      sv("text", {x: ML - 3, y: MT + 8, "text-anchor": "end"}, svg).textContent =
+        tick(Math.round(top));
+      axisLabels(svg, p.x_label, "samples");
+      const mark = sample && path.has(nd.id) ? samplePoint(nd, sample) : null;
+      if (mark) star(svg, X(mark[0]), Y(mark[1]));
+      return svg;
+    }
+
+    // ------------------------------------------------------------ cards
+    function tipText(nd) {
+      const lines = ["node #" + nd.id + "  (depth " + nd.depth + ")"];
+      if (!isLeaf(nd)) {
+        lines.push("if " + nd.rule + ":", "else:  # " + nd["else"]);
+        lines.push("yes -> #" + nd.left + ", no -> #" + nd.right);
+      }
+      lines.push(nd.counts);
+      if (DATA.has_data) lines.push("samples of the data here: " + nd.n_data);
+      lines.push(nd.stats);
+      return lines.join("\n");
+    }
+    function showTip(nd, ev) {
+      tip.textContent = tipText(nd);
+      tip.style.display = "block";
+      moveTip(ev);
+    }
+    function moveTip(ev) {
+      const w = tip.offsetWidth, h = tip.offsetHeight;
+      let x = ev.clientX + 14, y = ev.clientY + 14;
+      if (x + w > window.innerWidth) x = Math.max(0, ev.clientX - w - 14);
+      if (y + h > window.innerHeight) y = Math.max(0, ev.clientY - h - 14);
+      tip.style.left = x + "px";
+      tip.style.top = y + "px";
+    }
+    function plotOf(nd) {
+      if (!nd.plot) return null;
+      return nd.plot.kind === "bars" ? bars(nd) : scatter(nd);
+    }
+    function card(nd) {
+      if (cards[nd.id]) return cards[nd.id];
+      const leaf = isLeaf(nd);
+      const c = el("div", "node " + (leaf ? "leaf" : nd.plot ? "decision plot" : "decision text"));
+      c.dataset.node = nd.id;
+      if (leaf) {
+        c.appendChild(el("div", "head", "#" + nd.id + "  " + nd.prediction));
+        c.appendChild(el("div", "stats", nd.stats));
+        c.style.background = nd.colour;
+      } else {
+        c.appendChild(el("div", "head", "#" + nd.id + "   " + nd.stats));
+        const holder = el("div", "holder");
+        const plot = plotOf(nd);
+        if (plot) holder.appendChild(plot);
+        c.appendChild(holder);
+        if (nd.plot_note) c.appendChild(el("div", "note", nd.plot_note));
+        c.appendChild(el("div", "rule", nd.pretty));
+        c.appendChild(el("div", "toggle"));
+        c.addEventListener("click", () => toggle(nd.id));
+      }
+      c.addEventListener("mouseenter", ev => showTip(nd, ev));
+      c.addEventListener("mousemove", moveTip);
+      c.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+      cards[nd.id] = c;
+      return c;
+    }
+    function refreshPlot(id) {
+      const c = cards[id];
+      if (!c || !NODES[id].plot) return;
+      const holder = c.querySelector(".holder");
+      holder.replaceChildren(plotOf(NODES[id]));
+    }
+
+    // ------------------------------------------------------------ layout
+    function visibleNodes() {
+      const out = [], stack = [0];
+      while (stack.length) {
+        const i = stack.pop();
+        out.push(i);
+        const nd = NODES[i];
+        if (!isLeaf(nd) && !collapsed[i]) stack.push(nd.right, nd.left);
+      }
+      return out;
+    }
+    function render() {
+      const vis = visibleNodes();
+      const shown = new Set(vis);
+      for (const child of Array.from(canvas.children)) {
+        if (child !== edgeLayer && !shown.has(Number(child.dataset.node))) child.remove();
+      }
+      for (const i of vis) {
+        const c = card(NODES[i]);
+        if (c.parentNode !== canvas) canvas.appendChild(c);
+        c.classList.toggle("on-path", path.has(i));
+        if (!isLeaf(NODES[i])) {
+          c.dataset.collapsed = collapsed[i] ? "true" : "false";
+          c.querySelector(".toggle").textContent = collapsed[i]
+            ? "\u25b8 show the " + NODES[i].below + " nodes below" : "\u25be hide subtree";
+        }
+      }
+      const w = new Map(), h = new Map(), span = new Map(), left = new Map();
+      const levelH = [];
+      for (const i of vis) {
+        w.set(i, cards[i].offsetWidth);
+        h.set(i, cards[i].offsetHeight);
+        const d = NODES[i].depth;
+        levelH[d] = Math.max(levelH[d] || 0, h.get(i));
+      }
+      const open = i => !isLeaf(NODES[i]) && !collapsed[i];
+      for (let k = vis.length - 1; k >= 0; k--) {   // children before their parent
+        const i = vis[k], nd = NODES[i];
+        span.set(i, open(i) ? Math.max(w.get(i), span.get(nd.left) + GAP + span.get(nd.right))
+                            : w.get(i));
+      }
+      const levelTop = [0];
+      for (let d = 1; d < levelH.length; d++) levelTop[d] = levelTop[d - 1] + levelH[d - 1] + VGAP;
+      left.set(0, 0);
+      let width = 0, height = 0;
+      const centre = new Map();
+      for (const i of vis) {                          // parents before their children
+        const nd = NODES[i], x = left.get(i);
+        if (open(i)) {
+          const total = span.get(nd.left) + GAP + span.get(nd.right);
+          const start = x + (span.get(i) - total) / 2;
+          left.set(nd.left, start);
+          left.set(nd.right, start + span.get(nd.left) + GAP);
+        }
+        const cx = x + span.get(i) / 2;
+        centre.set(i, cx);
+        const c = cards[i];
+        c.style.left = (cx - w.get(i) / 2) + "px";
+        c.style.top = levelTop[nd.depth] + "px";
+        width = Math.max(width, x + span.get(i));
+        height = Math.max(height, levelTop[nd.depth] + h.get(i));
+      }
+      canvas.style.width = width + "px";
+      canvas.style.height = height + "px";
+      edgeLayer.replaceChildren();
+      edgeLayer.setAttribute("width", width);
+      edgeLayer.setAttribute("height", height);
+      for (const i of vis) {
+        if (!open(i)) continue;
+        const nd = NODES[i];
+        const x0 = centre.get(i), y0 = levelTop[nd.depth] + h.get(i);
+        [[nd.left, "yes"], [nd.right, "no"]].forEach(([kid, answer]) => {
+          const x1 = centre.get(kid), y1 = levelTop[NODES[kid].depth];
+          const on = path.has(i) && path.has(kid);
+          sv("line", {x1: x0, y1: y0, x2: x1, y2: y1, "class": on ? "edge on-path" : "edge"},
+             edgeLayer);
+          const t = sv("text", {x: x0 + 0.4 * (x1 - x0), y: y0 + 0.4 * (y1 - y0) + 4,
+                                "text-anchor": "middle", "class": "edge-label"}, edgeLayer);
+          t.textContent = answer;
+        });
+      }
+      document.getElementById("levels").textContent = String(openLevels);
+      state.visibleNodes = String(vis.length);
+      state.renderedPlots = String(canvas.querySelectorAll("svg.plot").length);
+      const root = cards[0] && cards[0].querySelector("svg.plot");
+      state.rootPoints = String(root ? root.querySelectorAll("circle, .bars rect").length : 0);
+    }
+
+    // ------------------------------------------------------------ interaction
+    function setLevels(levels) {
+      openLevels = Math.max(1, Math.min(levels, DATA.depth + 1));
+      for (const nd of NODES) collapsed[nd.id] = !isLeaf(nd) && nd.depth >= openLevels - 1;
+      render();
+    }
+    function toggle(id) {
+      collapsed[id] = collapsed[id] ? 0 : 1;
+      render();
+    }
+    function parseQuery(text) {
+      const row = /^(?:row\s*|#)\s*(\d+)$/i.exec(text);
+      const parts = text.split(/[\s,;]+/).filter(s => s.length);
+      const nf = DATA.features.length;
+      if (row || (parts.length === 1 && nf > 1 && /^\d+$/.test(parts[0]))) {
+        const r = Number(row ? row[1] : parts[0]);
+        if (!DATA.has_data) throw new Error("no data: the page can route typed values only");
+        if (r >= DATA.row_leaves.length) {
+          throw new Error("row " + r + " is not stored; rows 0 to " +
+                          (DATA.row_leaves.length - 1) + " are");
+        }
+        return {row: r};
+      }
+      if (parts.length !== nf) {
+        throw new Error("expected a row index or " + nf + " values (" +
+                        DATA.features.join(", ") + "), got " + parts.length + " values");
+      }
+      const values = parts.map(Number);
+      const bad = values.findIndex(v => !Number.isFinite(v));
+      if (bad >= 0) throw new Error(DATA.features[bad] + ": not a number: " + parts[bad]);
+      return {values: values};
+    }
+    function describe(p, label) {
+      const leaf = NODES[p[p.length - 1]];
+      const lines = [label + " -> leaf #" + leaf.id + ", " + leaf.prediction];
+      for (let k = 0; k + 1 < p.length; k++) {
+        const nd = NODES[p[k]], yes = p[k + 1] === nd.left;
+        lines.push("  #" + nd.id + "  " + (yes ? nd.rule : nd["else"]) + "  (" +
+                   (yes ? "yes" : "no") + ")");
+      }
+      return lines.join("\n");
+    }
+    function search(text, scroll) {
+      text = text.trim();
+      const before = Array.from(path);
+      result.className = "";
+      if (!text) {
+        path = new Set(); sample = null;
+        result.textContent = "";
+      } else {
+        let query;
+        try {
+          query = parseQuery(text);
+        } catch (err) {
+          result.className = "error";
+          result.textContent = err.message;
+          return;
+        }
+        const p = query.row !== undefined ? rowPath(query.row) : route(query.values);
+        path = new Set(p);
+        sample = query.values || null;
+        for (const i of p) if (!isLeaf(NODES[i])) collapsed[i] = 0;
+        result.textContent = describe(p, query.row !== undefined ? "row " + query.row
+                                                                 : "sample");
+      }
+      for (const i of before.concat(Array.from(path))) refreshPlot(i);
+      state.path = Array.from(path).join(",");
+      render();
+      const target = cards[Math.max(...Array.from(path).concat([0]))];
+      if (scroll && path.size && target && target.scrollIntoView) {
+        target.scrollIntoView({block: "nearest", inline: "center"});
+      }
+    }
+
+    // ------------------------------------------------------------ page
+    function header() {
+      const nf = DATA.features.length;
+      let text = DATA.kind + ", " + N + " nodes, " + DATA.n_leaves + " leaves, depth " +
+        DATA.depth + ", " + nf + " features";
+      if (DATA.has_data) text += "; plots of " + DATA.n_rows.toLocaleString("en-US") +
+        " samples, at most " + DATA.max_points.toLocaleString("en-US") + " points each";
+      else text += "; no data given, so no plots";
+      document.getElementById("summary").textContent = text +
+        ". Click a node to open or close its subtree; hover for its rule.";
+      const legend = document.getElementById("legend");
+      if (DATA.classes) {
+        DATA.classes.forEach((name, k) => {
+          const chip = el("span", "chip");
+          const dot = el("i");
+          dot.style.background = DATA.colours[k];
+          chip.append(dot, document.createTextNode(name));
+          legend.appendChild(chip);
+        });
+      } else {
+        const scale = el("span", "scale");
+        const stops = DATA.viridis.map(c => "rgb(" + c.join(",") + ")").join(",");
+        scale.style.background = "linear-gradient(to right," + stops + ")";
+        legend.append(document.createTextNode(DATA.target_name + ": " + tick(DATA.range[0])),
+                      scale, document.createTextNode(tick(DATA.range[1])));
+      }
+      document.getElementById("query").placeholder = DATA.has_data
+        ? "a row index of the data (0 to " + (DATA.n_rows - 1) + ") or " + nf + " values"
+        : nf + " values: " + DATA.features.slice(0, 4).join(", ") + (nf > 4 ? ", ..." : "");
+    }
+    function fromAddress() {
+      const expanded = [];
+      for (const part of location.hash.replace(/^#/, "").split("&")) {
+        const at = part.indexOf("=");
+        const key = at < 0 ? part : part.slice(0, at);
+        const value = at < 0 ? "" : decodeURIComponent(part.slice(at + 1));
+        if (key === "levels") setLevels(Number(value));
+        if (key === "search") {
+          document.getElementById("query").value = value;
+          search(value);
+        }
+        if (key === "expand") {
+          for (const id of value.split(",").map(Number)) {
+            if (!(id >= 0 && id < N) || isLeaf(NODES[id])) continue;
+            // open the way down to the node, then click it as a reader would
+            for (let a = NODES[id].parent; a >= 0; a = NODES[a].parent) collapsed[a] = 0;
+            if (!collapsed[id]) collapsed[id] = 1;
+            render();
+            cards[id].dispatchEvent(new MouseEvent("click", {bubbles: true}));
+            expanded.push(id);
+          }
+        }
+      }
+      state.expanded = expanded.join(",");
+    }
+
+    header();
+    document.getElementById("fewer").addEventListener("click", () => setLevels(openLevels - 1));
+    document.getElementById("more").addEventListener("click", () => setLevels(openLevels + 1));
+    document.getElementById("all").addEventListener("click", () => setLevels(DATA.depth + 1));
+    document.getElementById("search").addEventListener("submit", ev => {
+      ev.preventDefault();
+      search(document.getElementById("query").value, true);
+    });
+    document.getElementById("clear").addEventListener("click", () => {
+      document.getElementById("query").value = "";
+      search("");
+    });
+    setLevels(openLevels);
+    fromAddress();
+    state.status = "ready";
+  }
+})();
+"""

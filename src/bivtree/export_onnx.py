@@ -1,0 +1,553 @@
+"""Trees as ONNX models, standalone or inside a scikit-learn pipeline converted by skl2onnx.
+
+- :func:`export_onnx`: an ``onnx.ModelProto`` computing the labels and class
+  probabilities (classifiers) or the predictions (regressors) of a batch of rows;
+- :func:`register_skl2onnx_converters`: makes ``skl2onnx.to_onnx`` convert
+  bivtree's estimators, alone or as a step of a ``Pipeline``.
+
+The graph routes every row exactly as :meth:`apply` does. The ``ai.onnx.ml``
+tree operators compare in float32, which would move rows near a threshold to
+the other side, so they never see a feature value. Instead:
+
+1. every decision node's test is evaluated in double with elementwise
+   operators, on the input transposed (one row per feature, so that gathering
+   a feature copies contiguous memory). A linear node gathers its features and
+   repeats
+   :func:`bivtree._kernels.traversal.project_row` operation for operation
+   (``w0 * x0``, then ``+ w1 * x1``, then ``+ w2 * x2``: one IEEE double
+   rounding each, separate ``Mul`` and ``Add`` operators, so no fused
+   multiply-add and no reordering), then ``LessOrEqual`` against the stored
+   threshold. The one difference, the leading ``0.0 +``, only turns a sum of
+   ``-0.0`` into ``+0.0``, which compares the same. A categorical node tests
+   ``code == floor(clip(code, 0, 63))`` and looks the code's bit up in a table,
+   so fractions, codes outside ``[0, 63]`` and NaN go right, as in
+   :func:`bivtree._kernels.traversal.goes_left`;
+2. the outcomes, one 0 / 1 column per decision node (exact in float32), feed a
+   ``TreeEnsembleRegressor`` with the tree's own structure, each node testing
+   its column against 0.5, whose leaves return their rank among the leaves
+   (an integer, exact in float32);
+3. the rank indexes tables of the leaves' labels, probabilities or values,
+   computed with the same numpy expressions as :meth:`predict_proba` and
+   :meth:`predict`.
+"""
+
+import json
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ._config import TREE_LEAF
+from ._version import __version__
+from .tree import N_CATEGORY_CODES
+
+__all__ = ["export_onnx", "register_skl2onnx_converters"]
+
+#: opset of the default ``ai.onnx`` domain written by :func:`export_onnx` (ONNX Runtime
+#: 1.16 reads up to 19); 13 is the oldest accepted (every operator used has its present
+#: form there).
+DEFAULT_OPSET = 17
+MIN_OPSET = 13
+#: opset of ``ai.onnx.ml``: ``TreeEnsembleRegressor`` exists up to 4 (5 replaced it).
+ML_OPSET = 3
+#: leaf ranks travel through the float32 output of the tree operator: exact up to 2**24.
+MAX_LEAVES = 1 << 24
+_INSTALL = "pip install bivtree[onnx]"
+_ALIASES = {
+    "BivariateTreeClassifier": "BivtreeBivariateTreeClassifier",
+    "BivariateTreeRegressor": "BivtreeBivariateTreeRegressor",
+    "TAOTreeClassifier": "BivtreeTAOTreeClassifier",
+    "TAOTreeRegressor": "BivtreeTAOTreeRegressor",
+}
+_registered = False
+
+
+def _import(name):
+    """Import an optional module or say how to install it."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise ImportError(f"exporting to ONNX needs the package {name.split('.')[0]!r}: "
+                          f"{_INSTALL}") from exc
+
+
+def _estimator_classes():
+    """``(classifier classes, regressor classes)`` that the export supports."""
+    from .estimators import BivariateTreeClassifier, BivariateTreeRegressor
+    from .tao_estimators import TAOTreeClassifier, TAOTreeRegressor
+
+    return (BivariateTreeClassifier, TAOTreeClassifier), (BivariateTreeRegressor,
+                                                          TAOTreeRegressor)
+
+
+def _check_estimator(estimator):
+    """The fitted tree and whether the estimator is a classifier; raises otherwise."""
+    classifiers, regressors = _estimator_classes()
+    if not isinstance(estimator, classifiers + regressors):
+        raise TypeError("export_onnx converts BivariateTreeClassifier, BivariateTreeRegressor, "
+                        "TAOTreeClassifier and TAOTreeRegressor, not "
+                        f"{type(estimator).__name__}")
+    check_is_fitted(estimator, "tree_")
+    tree = estimator.tree_
+    if tree.n_leaves > MAX_LEAVES:
+        raise ValueError(f"the tree has {tree.n_leaves} leaves; the ONNX export handles up to "
+                         f"{MAX_LEAVES}")
+    return tree, isinstance(estimator, classifiers)
+
+
+def _label_table(classes):
+    """The class labels as an int64 or a string array (the two label types of ONNX)."""
+    kind = np.asarray(classes).dtype.kind
+    if kind in "iub":
+        return np.asarray(classes, dtype=np.int64)
+    if kind in "US" or (kind == "O" and all(isinstance(c, str) for c in classes)):
+        return np.asarray([str(c) for c in classes], dtype=object)
+    if kind == "O" and all(isinstance(c, (int, np.integer)) for c in classes):
+        return np.asarray(classes, dtype=np.int64)
+    raise ValueError("ONNX classifiers return integer or string labels; this classifier's "
+                     f"classes_ are {np.asarray(classes).dtype} ({list(classes)[:3]}...): "
+                     "fit it on integer or string labels")
+
+
+def _leaf_tables(estimator, tree, is_classifier, classes=None):
+    """Per leaf, in leaf-rank order: labels and probabilities, or values.
+
+    The expressions are :meth:`predict_proba`'s and :meth:`predict`'s, so the
+    numbers are the estimator's own. ``classes`` replaces ``classes_`` as the labels.
+    """
+    leaves = np.flatnonzero(tree.children_left == TREE_LEAF)
+    if not is_classifier:
+        return {"variable": np.ascontiguousarray(tree.value[leaves, :1])}
+    counts = tree.value[leaves]
+    totals = counts.sum(axis=1, keepdims=True)
+    proba = counts / np.where(totals > 0, totals, 1.0)
+    classes = estimator.classes_ if classes is None else classes
+    labels = _label_table(classes)[np.argmax(proba, axis=1)]
+    return {"label": labels, "probabilities": proba}
+
+
+# ---------------------------------------------------------------------- graph backends
+class _ModelGraph:
+    """Nodes and initializers of a standalone ONNX graph."""
+
+    def __init__(self, helper, opset):
+        self.helper = helper
+        self.opset = opset
+        self.nodes = []
+        self.initializers = []
+        self._count = 0
+
+    def name(self, prefix):
+        self._count += 1
+        return f"{prefix}_{self._count}"
+
+    def constant(self, prefix, array):
+        array = np.asarray(array)
+        name = self.name(prefix)
+        self.initializers.append(self.helper.make_tensor(
+            name, _tensor_type(array), array.shape, _tensor_values(array)))
+        return name
+
+    def op(self, op_type, inputs, output=None, domain="", **attrs):
+        output = output or self.name(op_type.lower())
+        self.nodes.append(self.helper.make_node(op_type, inputs, [output],
+                                                name=self.name(op_type), domain=domain,
+                                                **attrs))
+        return output
+
+
+class _ConverterGraph:
+    """The same interface writing into skl2onnx's scope and container."""
+
+    def __init__(self, scope, container):
+        self.scope = scope
+        self.container = container
+        self.opset = container.target_opset
+
+    def name(self, prefix):
+        return self.scope.get_unique_variable_name(prefix)
+
+    def constant(self, prefix, array):
+        array = np.asarray(array)
+        name = self.name(prefix)
+        self.container.add_initializer(name, _tensor_type(array), list(array.shape),
+                                       _tensor_values(array))
+        return name
+
+    def op(self, op_type, inputs, output=None, domain="", **attrs):
+        output = output or self.name(op_type.lower())
+        # the one ai.onnx.ml operator is written at its first version, as skl2onnx's trees are
+        version = 1 if domain else None
+        self.container.add_node(op_type, inputs, output, op_domain=domain, op_version=version,
+                                name=self.scope.get_unique_operator_name(op_type), **attrs)
+        return output
+
+
+def _tensor_type(array):
+    from onnx import TensorProto
+
+    if array.dtype == object:
+        return TensorProto.STRING
+    return {np.dtype(np.float64): TensorProto.DOUBLE, np.dtype(np.float32): TensorProto.FLOAT,
+            np.dtype(np.int64): TensorProto.INT64,
+            np.dtype(np.bool_): TensorProto.BOOL}[array.dtype]
+
+
+def _tensor_values(array):
+    """Flat values for ``helper.make_tensor``: exact doubles, bytes for strings."""
+    flat = array.ravel()
+    if array.dtype == object:
+        return [str(v).encode("utf-8") for v in flat]
+    return flat
+
+
+# ---------------------------------------------------------------------- the routing
+def _node_groups(tree):
+    """Decision nodes by kind: ``[(n_slots, nodes), ...]`` for linear ones, and categorical."""
+    internal = np.flatnonzero(tree.children_left != TREE_LEAF)
+    categorical = internal[tree.category_mask[internal] != 0]
+    linear = internal[tree.category_mask[internal] == 0]
+    n_slots = np.count_nonzero(tree.features[linear] >= 0, axis=1)
+    groups = [(int(s), linear[n_slots == s]) for s in np.unique(n_slots)]
+    return groups, categorical
+
+
+def _column(values):
+    """``values`` as a column, to broadcast along the rows of a feature-major array."""
+    return np.asarray(values)[:, None]
+
+
+def _linear_tests(g, xt, tree, n_slots, nodes):
+    """Boolean (len(nodes), N): ``project_row(...) <= threshold`` for each node, in double.
+
+    ``xt`` is the input transposed: gathering whole feature rows copies contiguous
+    memory, several times faster than gathering columns.
+    """
+    total = None
+    for k in range(n_slots):
+        term = g.op("Gather", [xt, g.constant("features", tree.features[nodes, k])], axis=0)
+        weights = tree.weights[nodes, k]
+        if np.any(weights != 1.0):  # 1 * x == x for every double: no product needed
+            term = g.op("Mul", [term, g.constant("weights", _column(weights))])
+        # one Add per slot, slot order: project_row's summation, one rounding per step
+        total = term if total is None else g.op("Add", [total, term])
+    return g.op("LessOrEqual", [total, g.constant("threshold",
+                                                  _column(tree.threshold[nodes]))])
+
+
+def _categorical_tests(g, xt, tree, nodes):
+    """Boolean (len(nodes), N): the code is an integer in [0, 63] whose bit is set."""
+    codes = g.op("Gather", [xt, g.constant("features", tree.features[nodes, 0])], axis=0)
+    low, high = g.constant("zero", np.float64(0.0)), g.constant("top", np.float64(63.0))
+    clipped = g.op("Floor", [g.op("Clip", [codes, low, high])])
+    # false for fractions, codes outside [0, 63], infinities and NaN
+    valid = g.op("Equal", [codes, clipped])
+    # invalid codes index bit 0 (a cast of NaN to int64 is undefined); "valid" masks them out
+    index = g.op("Cast", [g.op("Where", [valid, clipped, low])], to=_onnx_type("INT64"))
+    bits = np.array([[(int(m) >> c) & 1 == 1 for c in range(N_CATEGORY_CODES)]
+                     for m in tree.category_mask[nodes]], dtype=bool)
+    offsets = N_CATEGORY_CODES * np.arange(len(nodes), dtype=np.int64)
+    index = g.op("Add", [index, g.constant("offsets", _column(offsets))])
+    in_set = g.op("Gather", [g.constant("category_bits", bits.ravel()), index], axis=0)
+    return g.op("And", [valid, in_set])
+
+
+def _ensemble_attributes(tree, column):
+    """``TreeEnsembleRegressor`` attributes: the tree's structure, leaves returning their rank."""
+    n = tree.node_count
+    internal = tree.children_left != TREE_LEAF
+    leaves = np.flatnonzero(~internal)
+    return {
+        "nodes_treeids": [0] * n,
+        "nodes_nodeids": list(range(n)),
+        "nodes_featureids": [int(c) for c in column],
+        # a column is 1.0 where the row goes left
+        "nodes_modes": ["BRANCH_GT" if i else "LEAF" for i in internal],
+        "nodes_values": [0.5 if i else 0.0 for i in internal],
+        "nodes_truenodeids": [int(c) if i else 0 for c, i in zip(tree.children_left, internal)],
+        "nodes_falsenodeids": [int(c) if i else 0
+                               for c, i in zip(tree.children_right, internal)],
+        "target_treeids": [0] * len(leaves),
+        "target_nodeids": [int(v) for v in leaves],
+        "target_ids": [0] * len(leaves),
+        "target_weights": [float(r) for r in range(len(leaves))],
+        "n_targets": 1,
+        "aggregate_function": "SUM",
+        "post_transform": "NONE",
+    }
+
+
+def _leaf_rank(g, x, tree):
+    """Int64 (N,): the rank among the leaves of the leaf each row of double ``x`` reaches."""
+    groups, categorical = _node_groups(tree)
+    if not groups and not categorical.size:
+        n_rows = g.op("Gather", [g.op("Shape", [x]), g.constant("axis0", np.array([0]))],
+                      axis=0)
+        return g.op("ConstantOfShape", [n_rows],
+                    value=_helper().make_tensor("zero", _onnx_type("INT64"), [1], [0]))
+    xt = g.op("Transpose", [x], perm=[1, 0])
+    pieces, order = [], []
+    for n_slots, nodes in groups:
+        pieces.append(_linear_tests(g, xt, tree, n_slots, nodes))
+        order.append(nodes)
+    if categorical.size:
+        pieces.append(_categorical_tests(g, xt, tree, categorical))
+        order.append(categorical)
+    tests = pieces[0] if len(pieces) == 1 else g.op("Concat", pieces, axis=0)
+    tests = g.op("Transpose", [tests], perm=[1, 0])
+    column = np.zeros(tree.node_count, dtype=np.int64)
+    column[np.concatenate(order)] = np.arange(sum(len(o) for o in order))
+    ranks = g.op("TreeEnsembleRegressor", [g.op("Cast", [tests], to=_onnx_type("FLOAT"))],
+                 domain="ai.onnx.ml", **_ensemble_attributes(tree, column))
+    ranks = g.op("Cast", [ranks], to=_onnx_type("INT64"))
+    return g.op("Reshape", [ranks, g.constant("flat", np.array([-1]))])
+
+
+def _write_outputs(g, rank, tables, outputs, as_float):
+    """Gather each leaf table at ``rank`` into the named outputs (float32 when ``as_float``)."""
+    for key, output in outputs.items():
+        table = tables[key]
+        numeric = table.dtype == np.float64
+        gathered = g.op("Gather", [g.constant(key, table), rank],
+                        None if numeric and as_float else output, axis=0)
+        if numeric and as_float:
+            g.op("Cast", [gathered], output, to=_onnx_type("FLOAT"))
+
+
+def _build(g, x, estimator, input_is_float, outputs, classes=None, float_outputs=None):
+    """The whole graph from input ``x`` to the named outputs.
+
+    Probabilities and values are float32 when ``float_outputs`` (by default
+    ``input_is_float``), else float64.
+    """
+    tree, is_classifier = _check_estimator(estimator)
+    if g.opset < MIN_OPSET:
+        raise ValueError(f"the ONNX export needs opset {MIN_OPSET} or later, got {g.opset}")
+    tables = _leaf_tables(estimator, tree, is_classifier, classes)
+    if input_is_float:
+        # float32 values are doubles too: routing them in double is apply's routing
+        x = g.op("Cast", [x], to=_onnx_type("DOUBLE"))
+    float_outputs = input_is_float if float_outputs is None else float_outputs
+    _write_outputs(g, _leaf_rank(g, x, tree), tables, outputs, float_outputs)
+
+
+def _helper():
+    return _import("onnx.helper")
+
+
+def _onnx_type(name):
+    return getattr(_import("onnx").TensorProto, name)
+
+
+# ---------------------------------------------------------------------- public
+def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=None):
+    """An ONNX model predicting a batch of rows exactly as the estimator does.
+
+    The model uses standard operators only (domains ``ai.onnx`` and
+    ``ai.onnx.ml``) and runs in ONNX Runtime or any other ONNX runtime.
+
+    Parameters
+    ----------
+    estimator : BivariateTreeClassifier, BivariateTreeRegressor, TAOTreeClassifier or TAOTreeRegressor
+        A fitted estimator.
+    input_type : {"double", "float"}, default="double"
+        Element type of the input tensor. ``"double"``: the model takes float64
+        rows, routes them as :meth:`apply` does and returns float64
+        probabilities or values equal to the estimator's. ``"float"``: the
+        model takes float32 rows and casts them to double first (exact), so
+        every row routes as :meth:`apply` routes the same values given as
+        float64; probabilities and values are then returned as float32, each
+        the estimator's double rounded once.
+    input_name : str, default="X"
+        Name of the input, a tensor of shape ``(N, n_features_in_)``.
+    target_opset : int, default=None
+        Opset of the ``ai.onnx`` domain, 13 or later; ``None`` writes 17.
+        ``ai.onnx.ml`` is written at opset 3.
+
+    Returns
+    -------
+    onnx.ModelProto
+        A classifier has two outputs, as skl2onnx's classifiers (without
+        ZipMap): ``label`` (shape ``(N,)``, int64 for integer or boolean
+        classes, which become 0 / 1, or string) and ``probabilities``
+        (``(N, n_classes)``, in ``classes_`` order). A regressor has one,
+        ``variable`` (``(N, 1)``).
+
+    Raises
+    ------
+    TypeError
+        If ``estimator`` is not one of bivtree's tree estimators.
+    sklearn.exceptions.NotFittedError
+        If it is not fitted.
+    ValueError
+        For an unknown ``input_type``, an ``input_name`` that names an output, an
+        opset below 13, class labels that are neither integers nor strings, or a
+        tree of more than 2**24 leaves.
+    ImportError
+        If the ``onnx`` package is missing (``pip install bivtree[onnx]``).
+
+    Notes
+    -----
+    Exactness: every finite float64 row reaches the leaf :meth:`apply` gives,
+    values exactly at a threshold included, so labels, probabilities and
+    values are :meth:`predict`'s and :meth:`predict_proba`'s bit for bit (the
+    graph repeats their arithmetic in double, see the module documentation).
+    NaN goes right at every node that reads it, as in the export to SQL; a
+    runtime set to flush subnormal numbers to zero (ONNX Runtime's
+    ``session.set_denormal_as_zero``, off by default) may route rows whose
+    projection is subnormally close to a threshold otherwise.
+
+    Memory: the graph evaluates every decision node's test for the whole batch
+    at once, so its intermediates hold ``N x n_decision_nodes`` values: float64
+    copies of the features each node reads (one for a univariate node; a node
+    of two or three features adds products and sums), then one byte and one
+    float32 per outcome. ONNX Runtime frees each as soon as it is used;
+    its peak grew by about 21 bytes per row and decision node for a depth-8
+    tree of mostly bivariate nodes and by about 34 for one of three-feature
+    nodes. Score large inputs in batches: 10^5 rows at a time for a tree of
+    1,000 decision nodes need 2 to 4 GB.
+
+    Examples
+    --------
+    >>> import onnxruntime as ort  # doctest: +SKIP
+    >>> model = export_onnx(clf)  # doctest: +SKIP
+    >>> session = ort.InferenceSession(model.SerializeToString())  # doctest: +SKIP
+    >>> label, proba = session.run(None, {"X": X.astype("float64")})  # doctest: +SKIP
+    """
+    if input_type not in ("double", "float"):
+        raise ValueError(f"input_type must be 'double' or 'float', got {input_type!r}")
+    if input_name in ("label", "probabilities", "variable"):
+        raise ValueError(f"input_name {input_name!r} is the name of an output")
+    opset = DEFAULT_OPSET if target_opset is None else int(target_opset)
+    helper = _helper()
+    tree, is_classifier = _check_estimator(estimator)
+    g = _ModelGraph(helper, opset)
+    outputs = {"label": "label", "probabilities": "probabilities"} if is_classifier else {
+        "variable": "variable"}
+    _build(g, input_name, estimator, input_type == "float", outputs)
+
+    value_type = _onnx_type("FLOAT" if input_type == "float" else "DOUBLE")
+    n_features = int(estimator.n_features_in_)
+    inputs = [helper.make_tensor_value_info(input_name, value_type, ["N", n_features])]
+    if is_classifier:
+        labels = _label_table(estimator.classes_)
+        label_type = _onnx_type("STRING" if labels.dtype == object else "INT64")
+        declared = [helper.make_tensor_value_info("label", label_type, ["N"]),
+                    helper.make_tensor_value_info("probabilities", value_type,
+                                                  ["N", len(labels)])]
+    else:
+        declared = [helper.make_tensor_value_info("variable", value_type, ["N", 1])]
+    graph = helper.make_graph(g.nodes, f"bivtree_{type(estimator).__name__}", inputs, declared,
+                              g.initializers)
+    model = helper.make_model(graph, producer_name="bivtree", producer_version=__version__,
+                              opset_imports=[helper.make_opsetid("", opset),
+                                             helper.make_opsetid("ai.onnx.ml", ML_OPSET)])
+    model.doc_string = (f"bivtree {type(estimator).__name__}: {tree.node_count} nodes, "
+                        f"{tree.n_leaves} leaves; routes rows as bivtree's apply")
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        helper.set_model_props(model, {"feature_names": json.dumps([str(n) for n in names])})
+    return model
+
+
+# ---------------------------------------------------------------------- skl2onnx
+def _float_probabilities(scope, estimator, input_is_float):
+    """Whether a classifier's probabilities are float32 in a skl2onnx graph.
+
+    They follow the input, except under skl2onnx's default ``zipmap=True``:
+    ONNX's ZipMap takes float32 only, so a double graph hands it the
+    probabilities rounded once to float32.
+    """
+    return input_is_float or scope.get_options(estimator, {"zipmap": True})["zipmap"] is True
+
+
+def _shape_calculator(operator):
+    """Output types of a bivtree estimator in a skl2onnx graph."""
+    from skl2onnx.common.data_types import (
+        DoubleTensorType,
+        FloatTensorType,
+        Int64TensorType,
+        StringTensorType,
+    )
+    from skl2onnx.common.utils_classifier import get_label_classes
+
+    source = operator.inputs[0].type
+    if not isinstance(source, (FloatTensorType, DoubleTensorType)):
+        raise TypeError(f"bivtree's ONNX converter takes float or double tensors, got "
+                        f"{type(source).__name__}")
+    n = operator.inputs[0].get_first_dimension()
+    value_type = type(source)
+    estimator = operator.raw_operator
+    if hasattr(estimator, "classes_"):
+        # option nocl: class indices as labels
+        labels = _label_table(get_label_classes(operator.scope_inst, estimator))
+        label_type = StringTensorType if labels.dtype == object else Int64TensorType
+        operator.outputs[0].type = label_type(shape=[n])
+        if _float_probabilities(operator.scope_inst, estimator, value_type is FloatTensorType):
+            value_type = FloatTensorType
+        operator.outputs[1].type = value_type(shape=[n, len(labels)])
+    else:
+        operator.outputs[0].type = value_type(shape=[n, 1])
+
+
+def _converter(scope, operator, container):
+    """Write a bivtree estimator's graph into skl2onnx's container."""
+    from skl2onnx.common.data_types import FloatTensorType
+    from skl2onnx.common.utils_classifier import get_label_classes
+
+    estimator = operator.raw_operator
+    is_classifier = hasattr(estimator, "classes_")
+    keys = ("label", "probabilities") if is_classifier else ("variable",)
+    outputs = {key: out.full_name for key, out in zip(keys, operator.outputs)}
+    input_is_float = isinstance(operator.inputs[0].type, FloatTensorType)
+    classes, float_outputs = None, input_is_float
+    if is_classifier:
+        classes = get_label_classes(scope, estimator)
+        float_outputs = _float_probabilities(scope, estimator, input_is_float)
+    _build(_ConverterGraph(scope, container), operator.inputs[0].full_name, estimator,
+           input_is_float, outputs, classes, float_outputs)
+
+
+def register_skl2onnx_converters():
+    """Let ``skl2onnx`` convert bivtree's estimators, alone or inside a pipeline.
+
+    Call it once before ``skl2onnx.to_onnx`` / ``convert_sklearn``; later calls
+    do nothing. Classifiers accept skl2onnx's ``zipmap`` and ``nocl`` options
+    like its own: ``options={"zipmap": False}`` gives the ``probabilities``
+    matrix, in float64 in a double graph (ZipMap, the default, holds float32
+    values only); ``"nocl": True`` labels classes ``0 .. n_classes - 1``.
+
+    The converted step routes the values it receives exactly as :meth:`apply`
+    routes them (see :func:`export_onnx`). skl2onnx builds a float32 graph for
+    float32 input (``to_onnx(pipe, X.astype(np.float32))``): the steps before
+    the tree then compute in float32, and their output can differ from
+    scikit-learn's float64 output by a float32 rounding, so a row whose
+    projection lies that close to a threshold may reach another leaf than
+    ``pipe.predict`` gives. Converting with float64 input
+    (``to_onnx(pipe, X.astype(np.float64))``) keeps the whole graph in double.
+
+    Raises
+    ------
+    ImportError
+        If ``skl2onnx`` is missing (``pip install bivtree[onnx]``).
+
+    Examples
+    --------
+    >>> from bivtree import register_skl2onnx_converters
+    >>> from skl2onnx import to_onnx  # doctest: +SKIP
+    >>> register_skl2onnx_converters()  # doctest: +SKIP
+    >>> model = to_onnx(pipe, X[:1].astype("float64"),
+    ...                 options={BivariateTreeClassifier: {"zipmap": False}})  # doctest: +SKIP
+    """
+    global _registered
+    skl2onnx = _import("skl2onnx")
+    if _registered:
+        return
+    classifiers, regressors = _estimator_classes()
+    for cls in classifiers + regressors:
+        options = ({"zipmap": [True, False, "columns"], "nocl": [True, False]}
+                   if cls in classifiers else None)
+        skl2onnx.update_registered_converter(cls, _ALIASES[cls.__name__], _shape_calculator,
+                                             _converter, options=options)
+    _registered = True

@@ -1,0 +1,353 @@
+"""ONNX exports route every row exactly as ``apply`` does.
+
+Models run in ONNX Runtime; labels, probabilities and values are compared bit
+for bit with the estimator's on training-like rows, on rows from a wider range,
+on rows lying exactly at (and one unit in the last place around) the stored
+thresholds, on category codes the tree never saw and on missing values. The
+skl2onnx converter is checked inside a ``StandardScaler`` pipeline, in double
+(exact end to end) and in float32 (exact for the values the scaler's float32
+graph hands the tree).
+"""
+
+import sys
+
+import numpy as np
+import pytest
+
+ort = pytest.importorskip("onnxruntime")
+onnx = pytest.importorskip("onnx")
+
+from sklearn.exceptions import NotFittedError
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
+
+from bivtree import (
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+    TAOTreeClassifier,
+    TAOTreeRegressor,
+    Tree,
+)
+from bivtree.export_onnx import export_onnx, register_skl2onnx_converters
+from test_model_files import chain_classifier
+
+N_FEATURES = 4
+N_FIT = 400
+
+_MODELS = {
+    "univariate": lambda reg: _cls(reg)(splitter="univariate", max_depth=7),
+    "orientations": lambda reg: _cls(reg)(max_depth=7),
+    "must3": lambda reg: BivariateTreeClassifier(
+        splitter="lda", max_depth=7, splitter_options={"n_split_features": 3}),
+    "must_categorical": lambda reg: BivariateTreeClassifier(
+        splitter="lda", max_depth=7, splitter_options={"categorical_features": [3]}),
+    "tao": lambda reg: (TAOTreeRegressor if reg else TAOTreeClassifier)(
+        alpha=0.001, max_depth=4),
+}
+_CASES = [(name, False) for name in _MODELS] + [
+    (name, True) for name in ("univariate", "orientations", "tao")]
+
+
+def _cls(regression):
+    return BivariateTreeRegressor if regression else BivariateTreeClassifier
+
+
+def _features(n, seed, spread=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(scale=spread, size=(n, N_FEATURES))
+    X[:, 3] = rng.integers(0, 7, size=n)  # category codes (a number elsewhere)
+    return X
+
+
+def _targets(X, regression):
+    signal = X[:, 0] + 0.7 * X[:, 1] - 0.4 * X[:, 2] + np.isin(X[:, 3], (1, 4, 5))
+    if regression:
+        return signal + np.sin(3.0 * X[:, 1])
+    return np.where(signal > 0.8, "high", np.where(signal > -0.5, "mid", "low"))
+
+
+@pytest.fixture(scope="module", params=_CASES, ids=lambda c: f"{c[0]}-{'reg' if c[1] else 'clf'}")
+def fitted(request):
+    name, regression = request.param
+    X = _features(N_FIT, seed=0)
+    estimator = _MODELS[name](regression).fit(X, _targets(X, regression))
+    return estimator, _evaluation_rows(estimator, X)
+
+
+def _evaluation_rows(estimator, X):
+    """Training rows, rows from a wider range, rows at the thresholds, odd codes."""
+    tree = estimator.tree_
+    rng = np.random.default_rng(1)
+    rows = [X, _features(2000, seed=2, spread=3.0)]
+    at = []
+    for node in np.flatnonzero((tree.children_left != -1) & (tree.category_mask == 0)):
+        used = tree.features[node] >= 0
+        feats, weights = tree.features[node][used], tree.weights[node][used]
+        t = tree.threshold[node]
+        for value in (np.nextafter(t, -np.inf), t, np.nextafter(t, np.inf)):
+            for _ in range(3):
+                row = X[rng.integers(len(X))].copy()
+                # the first weight is 1: solve for the first feature, which puts the
+                # projection at the threshold up to rounding (exactly, for one feature)
+                row[feats[0]] = value - np.dot(weights[1:], row[feats[1:]])
+                at.append(row)
+    rows.append(np.array(at).reshape(-1, N_FEATURES))
+    odd = X[:10].copy()
+    odd[:, 3] = [7.0, 2.5, -1.0, 63.0, 64.0, -0.0, 1e300, 3.0 + 2 ** -40, 0.5, -1e-300]
+    rows.append(odd)
+    return np.vstack(rows)
+
+
+def _session(model):
+    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
+def _run(model, X):
+    """The model's outputs by name."""
+    session = _session(model)
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(None, {session.get_inputs()[0].name: X})))
+
+
+def _expected(estimator, leaves):
+    """What predict / predict_proba give for rows reaching ``leaves``, from the tree."""
+    counts = estimator.tree_.value[leaves]
+    if not hasattr(estimator, "classes_"):
+        return {"variable": counts[:, :1]}
+    totals = counts.sum(axis=1, keepdims=True)
+    proba = counts / np.where(totals > 0, totals, 1.0)
+    return {"label": estimator.classes_[np.argmax(proba, axis=1)], "probabilities": proba}
+
+
+def _assert_same(got, expected):
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key].shape == value.shape, key
+        assert np.array_equal(got[key], value), key
+
+
+# ---------------------------------------------------------------------- standalone models
+def test_double_model_predicts_as_the_estimator(fitted):
+    estimator, X = fitted
+    model = export_onnx(estimator)
+    onnx.checker.check_model(model, full_check=True)
+    assert {node.domain for node in model.graph.node} <= {"", "ai.onnx.ml"}
+    got = _run(model, X)
+    if hasattr(estimator, "classes_"):
+        assert got["probabilities"].dtype == np.float64
+        _assert_same(got, {"label": estimator.predict(X),
+                           "probabilities": estimator.predict_proba(X)})
+    else:
+        assert got["variable"].dtype == np.float64
+        _assert_same(got, {"variable": estimator.predict(X)[:, None]})
+    _assert_same(got, _expected(estimator, estimator.apply(X)))
+    print(f"{len(X)} rows, {estimator.tree_.node_count} nodes: identical")
+
+
+def test_float_model_routes_float32_values_as_apply(fitted):
+    estimator, X = fitted
+    with np.errstate(over="ignore"):
+        X32 = X.astype(np.float32)  # 1e300 becomes infinity, which the tree's apply takes
+    got = _run(export_onnx(estimator, input_type="float"), X32)
+    expected = _expected(estimator, estimator.tree_.apply(X32.astype(np.float64)))
+    for key in ("probabilities", "variable"):
+        if key in expected:
+            expected[key] = expected[key].astype(np.float32)
+    _assert_same(got, expected)
+
+
+def test_missing_values_go_right(fitted):
+    estimator, X = fitted
+    missing = np.repeat(X[:5], N_FEATURES, axis=0)
+    missing[np.arange(len(missing)), np.tile(np.arange(N_FEATURES), 5)] = np.nan
+    _assert_same(_run(export_onnx(estimator), missing),
+                 _expected(estimator, estimator.tree_.apply(missing)))
+
+
+def _one_node_classifier(weights, threshold):
+    """A classifier whose tree is one linear test over ``len(weights)`` features, and data."""
+    n = len(weights)
+    X = _features(50, seed=8)[:, :n]
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, X[:, 0] > 0)
+    clf.tree_ = Tree([1, -1, -1], [2, -1, -1], [list(range(n)), [-1] * n, [-1] * n],
+                     [list(weights), [0.0] * n, [0.0] * n], [threshold, -2.0, -2.0],
+                     [0.5, 0.0, 0.0], [3, 1, 2], [3.0, 1.0, 2.0],
+                     [[1.0, 2.0], [1.0, 0.0], [0.0, 2.0]], n)
+    return clf
+
+
+@pytest.mark.parametrize("weights", [[1.0, 1 / 3], [1.0, 0.1, -7 / 3], [0.7, -1 / 3, 0.1]])
+def test_projection_is_rounded_as_project_row(weights):
+    """At the threshold, one rounding more or less (a fused multiply-add, another
+    summation order) changes the side; the model's arithmetic is project_row's."""
+    t = 0.3
+    clf = _one_node_classifier(weights, t)
+    rng = np.random.default_rng(9)
+    X = rng.normal(scale=10.0, size=(20_000, len(weights)))
+    rest = X[:, 1:] @ np.asarray(weights[1:])
+    X[:, 0] = (t - rest) / weights[0]
+    for steps in (-2, -1, 1, 2):
+        shifted = X[: 2000].copy()
+        shifted[:, 0] = X[:2000, 0] + steps * np.spacing(X[:2000, 0])
+        X = np.vstack([X, shifted])
+    leaves = clf.apply(X)
+    if np.finfo(np.longdouble).nmant > 52:
+        # the test has teeth: the sum rounded once (as a fused multiply-add or a wider
+        # accumulator would give) routes many of these rows otherwise
+        wide = (X.astype(np.longdouble) * np.asarray(weights, dtype=np.longdouble)).sum(axis=1)
+        assert np.count_nonzero((wide.astype(np.float64) <= t) != (leaves == 1)) > 100
+    got = _run(export_onnx(clf), X)
+    _assert_same(got, _expected(clf, leaves))
+
+
+def test_single_leaf_tree():
+    X = _features(50, seed=5)
+    reg = BivariateTreeRegressor().fit(X, np.full(50, 2.5))
+    assert reg.tree_.node_count == 1
+    got = _run(export_onnx(reg), X)
+    assert np.array_equal(got["variable"], np.full((50, 1), 2.5))
+    clf = BivariateTreeClassifier(min_samples_split=100).fit(X, X[:, 0] > 0)
+    assert clf.tree_.node_count == 1
+    got = _run(export_onnx(clf), X)
+    _assert_same(got, {"label": clf.predict(X), "probabilities": clf.predict_proba(X)})
+
+
+def test_chain_5000_deep():
+    clf, X = chain_classifier()
+    got = _run(export_onnx(clf), X)
+    _assert_same(got, {"label": clf.predict(X), "probabilities": clf.predict_proba(X)})
+    deepest = np.array([[1e9, 1e9]])  # goes right at every test, 5,000 levels down
+    assert np.array_equal(_run(export_onnx(clf), deepest)["label"], clf.predict(deepest))
+
+
+@pytest.mark.parametrize("labels", [[3, 7], [-5, 2], ["it's", "b"]], ids=["int", "neg", "str"])
+def test_integer_and_string_labels(labels):
+    X = _features(300, seed=4)
+    y = np.array(labels, dtype=object if isinstance(labels[0], str) else None)[
+        (X[:, 0] + X[:, 1] > 0).astype(int)]
+    clf = BivariateTreeClassifier(max_depth=3).fit(X, y)
+    model = export_onnx(clf)
+    label_type = model.graph.output[0].type.tensor_type.elem_type
+    assert label_type == (onnx.TensorProto.STRING if isinstance(labels[0], str)
+                          else onnx.TensorProto.INT64)
+    got = _run(model, X)
+    assert np.array_equal(got["label"], clf.predict(X))
+
+
+def test_feature_names_are_kept_as_metadata():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(_features(200, seed=6), columns=["a", "b", "c", "d"])
+    clf = BivariateTreeClassifier(max_depth=2).fit(X, X["a"] > 0)
+    props = {p.key: p.value for p in export_onnx(clf).metadata_props}
+    assert props["feature_names"] == '["a", "b", "c", "d"]'
+
+
+# ---------------------------------------------------------------------- errors
+def test_errors():
+    X = _features(100, seed=7)
+    with pytest.raises(NotFittedError):
+        export_onnx(BivariateTreeClassifier())
+    with pytest.raises(TypeError, match="DecisionTreeClassifier"):
+        export_onnx(DecisionTreeClassifier().fit(X, X[:, 0] > 0))
+    clf = BivariateTreeClassifier(max_depth=2).fit(X, X[:, 0] > 0)
+    with pytest.raises(ValueError, match="input_type"):
+        export_onnx(clf, input_type="float16")
+    with pytest.raises(ValueError, match="output"):
+        export_onnx(clf, input_name="label")
+    with pytest.raises(ValueError, match="opset 13"):
+        export_onnx(clf, target_opset=12)
+    floats = BivariateTreeClassifier(max_depth=2).fit(X, np.where(X[:, 0] > 0, 1.0, 0.0))
+    with pytest.raises(ValueError, match="integer or string labels"):
+        export_onnx(floats)
+
+
+@pytest.mark.parametrize("module", ["onnx.helper", "skl2onnx"])
+def test_missing_packages_say_how_to_install(monkeypatch, module):
+    X = _features(100, seed=7)
+    clf = BivariateTreeClassifier(max_depth=2).fit(X, X[:, 0] > 0)
+    monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(ImportError, match=r"pip install bivtree\[onnx\]"):
+        if module == "skl2onnx":
+            register_skl2onnx_converters()
+        else:
+            export_onnx(clf)
+
+
+# ---------------------------------------------------------------------- skl2onnx
+@pytest.fixture(scope="module")
+def pipeline():
+    pytest.importorskip("skl2onnx")
+    register_skl2onnx_converters()
+    register_skl2onnx_converters()  # a second call does nothing
+    X = _features(N_FIT, seed=10)
+    y = _targets(X, False)
+    scale, shift = np.array([1.0, 30.0, 0.01, 1.0]), np.array([0.0, 100.0, 5.0, 0.0])
+    X = X * scale + shift  # a scaler that changes the numbers
+    pipe = Pipeline([("scale", StandardScaler()), ("tree", BivariateTreeClassifier(max_depth=7))])
+    pipe.fit(X, y)
+    scaler, tree = pipe.steps[0][1], pipe.steps[-1][1]
+    # rows near the tree's thresholds, in the pipeline's input units
+    near = scaler.inverse_transform(_evaluation_rows(tree, scaler.transform(X))[N_FIT + 2000:-10])
+    return pipe, np.vstack([X, _features(2000, seed=11, spread=3.0) * scale + shift, near])
+
+
+def _convert(model, X, **options):
+    from skl2onnx import to_onnx
+
+    return to_onnx(model, X[:1], options={id(model.steps[-1][1]): options} if options else None)
+
+
+def test_double_pipeline_is_exact(pipeline):
+    pipe, X = pipeline
+    got = _run(_convert(pipe, X, zipmap=False), X)
+    _assert_same(got, {"label": pipe.predict(X), "probabilities": pipe.predict_proba(X)})
+
+
+def _scaled_by_onnx(pipe, X):
+    """What the pipeline's first step hands the tree in ONNX Runtime."""
+    from skl2onnx import to_onnx
+
+    return _run(to_onnx(pipe.steps[0][1], X[:1]), X)["variable"]
+
+
+def test_float_pipeline_is_exact_for_the_values_the_tree_receives(pipeline):
+    """The float32 scaler rounds otherwise than scikit-learn's float64 one; the tree
+    step routes what it receives exactly."""
+    pipe, X = pipeline
+    X32 = X.astype(np.float32)
+    got = _run(_convert(pipe, X32, zipmap=False), X32)
+    assert got["probabilities"].dtype == np.float32
+    tree = pipe.steps[-1][1]
+    expected = _expected(tree, tree.apply(_scaled_by_onnx(pipe, X32).astype(np.float64)))
+    expected["probabilities"] = expected["probabilities"].astype(np.float32)
+    _assert_same(got, expected)
+    differ = np.count_nonzero(got["label"] != pipe.predict(X32.astype(np.float64)))
+    print(f"float32 pipeline: {differ} of {len(X)} labels differ from scikit-learn's")
+    assert differ < 0.05 * len(X)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pipeline_with_zipmap_nocl_and_a_regressor(pipeline, dtype):
+    pipe, X = pipeline
+    X = X.astype(dtype)
+    session = _session(_convert(pipe, X))
+    labels, maps = session.run(None, {session.get_inputs()[0].name: X})
+    plain = _run(_convert(pipe, X, zipmap=False), X)
+    assert np.array_equal(labels, plain["label"])
+    # ZipMap holds float32: a double graph rounds the probabilities once for it
+    assert [list(m) for m in maps[:3]] == [list(pipe.classes_)] * 3
+    assert np.array_equal([[m[c] for c in pipe.classes_] for m in maps],
+                          plain["probabilities"].astype(np.float32))
+    indices = _run(_convert(pipe, X, zipmap=False, nocl=True), X)["label"]
+    assert np.array_equal(pipe.classes_[indices], plain["label"])
+    reg = Pipeline([("scale", StandardScaler()),
+                    ("tree", TAOTreeRegressor(alpha=0.001, max_depth=3))])
+    reg.fit(X[:N_FIT].astype(np.float64), _targets(X[:N_FIT], True))
+    got = _run(_convert(reg, X), X)
+    tree = reg.steps[-1][1]
+    if dtype == np.float64:
+        _assert_same(got, {"variable": reg.predict(X)[:, None]})
+    else:
+        leaves = tree.apply(_scaled_by_onnx(reg, X).astype(np.float64))
+        _assert_same(got, {"variable": tree.tree_.value[leaves, :1].astype(np.float32)})

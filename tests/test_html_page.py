@@ -1,0 +1,258 @@
+"""The interactive HTML page of a tree (``export_html``, ``bivtree show --out tree.html``)."""
+
+import json
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_wine
+
+from bivtree import BivariateTreeClassifier, BivariateTreeRegressor, export_text
+from bivtree.html_page import DEFAULT_OPEN_LEVELS, export_html
+
+DATA_ELEMENT = re.compile(
+    r'<script type="application/json" id="bivtree-data">(.*?)</script>', re.DOTALL)
+
+
+def page_data(page):
+    """The JSON the page's script reads."""
+    match = DATA_ELEMENT.search(page)
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+@pytest.fixture(scope="module")
+def wine():
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    return BivariateTreeClassifier(max_depth=6, random_state=0).fit(X, y), X, y
+
+
+@pytest.fixture(scope="module")
+def wine_page(wine):
+    clf, X, y = wine
+    return export_html(clf, X, y)
+
+
+def test_the_page_is_self_contained(wine_page):
+    assert wine_page.startswith("<!DOCTYPE html>")
+    # nothing is loaded from elsewhere: no external script, style, image, font or import
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", wine_page, re.IGNORECASE)
+    assert not re.search(r"@import|url\(\s*['\"]?\s*(https?:)?//", wine_page, re.IGNORECASE)
+    assert not re.search(r"<(link|iframe|img|object|embed)\b", wine_page, re.IGNORECASE)
+    assert "fetch(" not in wine_page and "XMLHttpRequest" not in wine_page
+    # one inline script besides the data, and the data closes its element only once
+    assert wine_page.count("<script") == 2
+    assert page_data(wine_page)["format"] == 1
+
+
+def test_every_node_and_its_rule_as_export_text_writes_it(wine):
+    clf, X, y = wine
+    page = export_html(clf, X, y, decimals=3)
+    data = page_data(page)
+    tree = clf.tree_
+    nodes = data["nodes"]
+    assert [n["id"] for n in nodes] == list(range(tree.node_count))
+    text = export_text(clf, decimals=3)
+    ifs = [line.strip()[3:-1] for line in text.splitlines() if line.strip().startswith("if ")]
+    elses = [line.split("# ", 1)[1] for line in text.splitlines()
+             if line.strip().startswith("else:")]
+    decision = [n for n in nodes if n["left"] >= 0]
+    assert sorted(n["rule"] for n in decision) == sorted(ifs)
+    assert sorted(n["else"] for n in decision) == sorted(elses)
+    leaf_lines = sorted(line.strip() for line in text.splitlines()
+                        if line.strip().startswith("class: "))
+    assert sorted(n["counts"] for n in nodes if n["left"] < 0) == leaf_lines
+    for n in nodes:
+        assert n["left"] == tree.children_left[n["id"]]
+        assert n["right"] == tree.children_right[n["id"]]
+        assert n["n"] == tree.n_node_samples[n["id"]]
+    # the stored rows' leaves are those of apply
+    assert data["row_leaves"] == clf.apply(X).tolist()
+
+
+def test_every_decision_node_plots_its_samples_with_its_line(wine, wine_page):
+    clf, X, _y = wine
+    tree = clf.tree_
+    paths = tree.decision_path(X.to_numpy()).toarray().astype(bool)
+    for n in page_data(wine_page)["nodes"]:
+        if n["left"] < 0:
+            continue
+        plot = n["plot"]
+        assert plot["kind"] == "scatter"
+        reaching = int(paths[:, n["id"]].sum())
+        assert plot["total"] == reaching == len(plot["u"]) == len(plot["v"]) == len(plot["c"])
+        assert plot["note"] is None
+        # the line is the node's test: a u + b v <= t
+        assert plot["t"] == tree.threshold[n["id"]]
+
+
+def test_points_per_node_and_in_all_are_bounded():
+    X, y = load_breast_cancer(return_X_y=True)
+    clf = BivariateTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    data = page_data(export_html(clf, X, y, max_points=100, max_total_points=250))
+    plots = [n for n in data["nodes"] if n["left"] >= 0]
+    assert plots[0]["plot"]["shown"] == 100
+    assert plots[0]["plot"]["note"] == f"100 of {X.shape[0]} shown"
+    assert sum(len(n["plot"]["u"]) for n in plots if n["plot"]) <= 250
+    for n in plots:
+        if n["plot"] is None:
+            assert "at most 250 points" in n["plot_note"]
+        else:
+            assert len(n["plot"]["u"]) <= 100
+    # the budget goes to the shallowest nodes first
+    depths = [n["depth"] for n in plots if n["plot"] is not None]
+    assert max(depths) <= min([n["depth"] for n in plots if n["plot"] is None] or [99])
+
+
+def test_subsample_label_reads_like_plot_tree_s():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2500, 2))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, y)
+    root = page_data(export_html(clf, X, y))["nodes"][0]["plot"]
+    assert root["note"] == "1,000 of 2,500 shown" and len(root["u"]) == 1000
+
+
+def test_collapsed_depth_and_the_page_without_data():
+    X, y = load_breast_cancer(return_X_y=True)
+    clf = BivariateTreeClassifier(random_state=0).fit(X, y)
+    assert clf.get_depth() > DEFAULT_OPEN_LEVELS
+    data = page_data(export_html(clf))
+    assert data["open_levels"] == DEFAULT_OPEN_LEVELS == 4
+    assert not data["has_data"] and data["row_leaves"] is None
+    assert all(n.get("plot") is None for n in data["nodes"])
+    assert len(data["nodes"]) == clf.tree_.node_count
+    below = {n["id"]: n["below"] for n in data["nodes"]}
+    assert below[0] == clf.tree_.node_count - 1
+    assert page_data(export_html(clf, open_levels=2))["open_levels"] == 2
+
+
+def test_regressor_and_categorical_nodes():
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.integers(0, 5, 300).astype(float), rng.normal(size=300)])
+    y = np.where(np.isin(X[:, 0], [1, 3]), 5.0, 0.0) + X[:, 1]
+    reg = BivariateTreeRegressor(max_depth=2).fit(X, y)
+    data = page_data(export_html(reg, X, y, feature_names=["colour", "size"]))
+    assert data["kind"] == "regressor" and data["classes"] is None
+    assert data["range"] == [float(y.min()), float(y.max())]
+    root = data["nodes"][0]
+    assert root["plot"]["c"] is not None
+    assert root["rule"] == export_text(reg, feature_names=["colour", "size"]) \
+        .splitlines()[0][3:-1]
+
+    from bivtree.tree import categories_to_mask
+
+    tree = reg.tree_
+    tree.category_mask[0] = categories_to_mask([1, 3])
+    tree.features[0] = [0, -1]
+    tree.weights[0] = [1.0, 0.0]
+    data = page_data(export_html(reg, X, y, feature_names=["colour", "size"]))
+    root = data["nodes"][0]
+    assert root["rule"] == "colour in {1, 3}" and root["categories"] == [1, 3]
+    assert root["plot"]["kind"] == "bars"
+    assert root["plot"]["left"] == [False, True, False, True, False]
+    assert sum(root["plot"]["heights"]) == X.shape[0]
+
+
+def test_names_cannot_break_out_of_the_data_element():
+    X, y = load_wine(return_X_y=True)
+    names = [f"f{i}</script><b>" for i in range(X.shape[1])]
+    clf = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    page = export_html(clf, X, y, feature_names=names, class_names=["<a>", "b", "c"],
+                       title="<wine & co>")
+    assert "</script><b>" not in page and "<title>&lt;wine &amp; co&gt;</title>" in page
+    data = page_data(page)
+    assert data["features"] == names and data["classes"] == ["<a>", "b", "c"]
+
+
+def test_writes_the_file_and_checks_its_options(tmp_path, wine):
+    clf, X, y = wine
+    target = tmp_path / "tree.html"
+    page = export_html(clf, X, y, path=target)
+    assert target.read_text(encoding="utf-8") == page
+    with pytest.raises(ValueError, match="max_points"):
+        export_html(clf, X, y, max_points=0)
+    with pytest.raises(ValueError, match="open_levels"):
+        export_html(clf, open_levels=0)
+    with pytest.raises(ValueError, match="y was given without X"):
+        export_html(clf, y=y)
+
+
+def test_show_writes_the_page(capsys, tmp_path, wine):
+    from bivtree import save_model
+    from bivtree.cli import main
+
+    clf, X, y = wine
+    model = tmp_path / "model.json"
+    save_model(clf, model, metadata={"target": "class"})
+    data = tmp_path / "wine.csv"
+    X.assign(**{"class": y}).to_csv(data, index=False)
+    out = tmp_path / "tree.html"
+    assert main(["show", str(model), "--data", str(data), "--out", str(out),
+                 "--max-depth", "1"]) == 0
+    assert f"written to {out}" in capsys.readouterr().out
+    written = page_data(out.read_text(encoding="utf-8"))
+    assert written["open_levels"] == 2 and written["has_labels"]
+    assert written["n_rows"] == X.shape[0]
+
+
+# --------------------------------------------------------------------------- in a browser
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        exe = shutil.which(name)
+        if exe is not None:
+            return exe
+    return None
+
+
+def dump_dom(browser, page, fragment=""):
+    """The DOM of ``page`` after its script ran, from headless Chromium."""
+    result = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--virtual-time-budget=5000", "--dump-dom", page.as_uri() + fragment],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+def body_state(dom):
+    body = re.search(r"<body([^>]*)>", dom).group(1)
+    return dict(re.findall(r'data-([\w-]+)="([^"]*)"', body))
+
+
+def test_the_page_renders_in_headless_chromium(tmp_path, wine, wine_page):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no Chromium found (chromium, chromium-browser or google-chrome on PATH); "
+                    "install one, e.g. apt-get install chromium, to run the page's script")
+    clf, X, _y = wine
+    page = tmp_path / "tree.html"
+    page.write_text(wine_page, encoding="utf-8")
+    tree = clf.tree_
+
+    state = body_state(dump_dom(browser, page))
+    assert state["status"] == "ready", state
+    # the root's plot holds every training sample (178 < 1,000)
+    assert int(state["root-points"]) == X.shape[0]
+    opened = int(state["visible-nodes"])
+    assert opened == int(np.count_nonzero(tree.node_depth < DEFAULT_OPEN_LEVELS))
+
+    # a node collapsed at first, clicked open by the address
+    deep = [n for n in range(tree.node_count) if tree.node_depth[n] == DEFAULT_OPEN_LEVELS - 1
+            and not tree.is_leaf[n]]
+    assert deep, "the fixture's tree must be deeper than the levels the page opens"
+    state = body_state(dump_dom(browser, page, f"#expand={deep[0]}"))
+    assert state["status"] == "ready" and state["expanded"] == str(deep[0])
+    assert int(state["visible-nodes"]) == opened + 2
+
+    # the search routes typed values as predict does, and a row as apply does
+    row = X.to_numpy()[7]
+    typed = ",".join(repr(float(v)) for v in row)
+    state = body_state(dump_dom(browser, page, f"#search={typed}"))
+    expected = tree.decision_path(row.reshape(1, -1)).indices.tolist()
+    assert state["path"] == ",".join(map(str, expected))
+    state = body_state(dump_dom(browser, page, "#search=row%2012"))
+    assert state["path"] == ",".join(map(str, tree.decision_path(
+        X.to_numpy()[12:13]).indices.tolist()))
