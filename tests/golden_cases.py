@@ -41,6 +41,10 @@ def _wine():
     return X[:, [0, 6, 9, 12]], y
 
 
+def _cancer_all():
+    return load_breast_cancer(return_X_y=True)
+
+
 def _diabetes():
     X, y = load_diabetes(return_X_y=True)
     return X[:150, [0, 2, 3, 8]], y[:150]
@@ -62,12 +66,14 @@ def _weights(n):
 
 def _classifier(X_y, weighted=False, **params):
     X, y = X_y()
+    params.setdefault("splitter", "orientations")  # the cases name their splitter
     return lambda: BivariateTreeClassifier(**params).fit(
         X, y, sample_weight=_weights(len(y)) if weighted else None)
 
 
 def _regressor(X_y, weighted=False, **params):
     X, y = X_y()
+    params.setdefault("splitter", "orientations")
     return lambda: BivariateTreeRegressor(**params).fit(
         X, y, sample_weight=_weights(len(y)) if weighted else None)
 
@@ -97,6 +103,10 @@ CASES = {
     "clf_orientations_best_first_pruned": _classifier(_cancer, max_leaf_nodes=8,
                                                       ccp_alpha=0.005),
     "clf_orientations_max_features": _classifier(_cancer, max_features=3, random_state=0),
+    "clf_auto": _classifier(_cancer, splitter="auto"),
+    "clf_auto_all_features": _classifier(_cancer_all, splitter="auto", criterion="entropy"),
+    "clf_auto_sampled_weighted": _classifier(_cancer_all, weighted=True, splitter="auto",
+                                             splitter_options={"max_scan_samples": 100}),
     "clf_diagonal": _classifier(_cancer, splitter="diagonal"),
     "clf_hillclimb": _classifier(_cancer, splitter="hillclimb", max_depth=4),
     "clf_lda": _classifier(_cancer, splitter="lda"),
@@ -117,6 +127,7 @@ CASES = {
     "reg_univariate": _regressor(_diabetes, splitter="univariate", max_depth=5),
     "reg_orientations": _regressor(_diabetes, max_depth=5, min_samples_leaf=3),
     "reg_orientations_weighted": _regressor(_diabetes, weighted=True, max_depth=4),
+    "reg_auto": _regressor(_diabetes, splitter="auto", max_depth=5),
     "reg_diagonal": _regressor(_diabetes, splitter="diagonal", max_depth=4),
     "reg_hillclimb": _regressor(_diabetes, splitter="hillclimb", max_depth=3),
     "reg_optimal": _regressor(_diabetes, splitter="optimal", max_depth=3),

@@ -117,11 +117,17 @@ def test_too_many_pairs_is_explained():
     X = rng.normal(size=(20, 30))
     y = np.arange(20) % 2
     with pytest.raises(ValueError, match="435 feature pairs.*max_features"):
-        BivariateTreeClassifier(max_pairs=100).fit(X, y)
+        BivariateTreeClassifier(splitter="orientations", max_pairs=100).fit(X, y)
     # drawing fewer features per node brings it under the limit
-    BivariateTreeClassifier(max_pairs=100, max_features=10, random_state=0).fit(X, y)
-    # the univariate splitter searches no pairs
+    BivariateTreeClassifier(splitter="orientations", max_pairs=100, max_features=10,
+                            random_state=0).fit(X, y)
+    # the univariate splitter searches no pairs; the default searches the pairs among
+    # its 8 screened features (28)
     BivariateTreeClassifier(splitter="univariate", max_pairs=100).fit(X, y)
+    BivariateTreeClassifier(max_pairs=28).fit(X, y)
+    with pytest.raises(ValueError, match="21 feature pairs"):
+        BivariateTreeClassifier(max_pairs=20, splitter_options={"max_pair_features": 7}
+                                ).fit(X, y)
 
 
 @pytest.mark.parametrize("params, message", [

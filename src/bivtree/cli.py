@@ -4,10 +4,11 @@ Each subcommand is one ``_add_<name>`` function that declares its arguments and
 one ``_run_<name>`` function that does the work and returns the exit status,
 so a new subcommand is two functions and one line in :func:`build_parser`.
 
-    bivtree demo [--splitter orientations] [--max-depth 3] [--cv 5] [--n-jobs 1] [--decimals 4]
+    bivtree demo [--splitter auto] [--max-depth 3] [--cv 5] [--n-jobs 1] [--decimals 4]
     bivtree fit DATA.csv --target COL [--model auto] [--splitter ...] [-o MODEL.json] [--force]
     bivtree predict MODEL.json DATA.csv [--proba] [-o predictions.csv] [--force]
-    bivtree show MODEL.json [--data DATA.csv] [--out tree.png|tree.svg|rules.md|tree.dot] [--force]
+    bivtree show MODEL.json [--data DATA.csv] [--out tree.html|tree.png|tree.svg|rules.md|tree.dot]
+    bivtree compile
 
 ``fit``, ``predict`` and ``show`` read CSV or Parquet through pandas (text in UTF-8
 unless ``--encoding`` names another) and keep models as JSON
@@ -83,7 +84,7 @@ def _add_demo(subparsers):
         description="Fit a bivariate tree on scikit-learn's breast-cancer data (569 samples, "
                     "30 features), print its rules, then compare it with scikit-learn's "
                     "DecisionTreeClassifier of the same depth by stratified cross-validation.")
-    p.add_argument("--splitter", choices=sorted(SPLITTERS), default="orientations",
+    p.add_argument("--splitter", choices=sorted(SPLITTERS), default="auto",
                    help="split search (default: %(default)s)")
     p.add_argument("--max-depth", type=_int_at_least(1), default=3,
                    help="maximum depth of both trees (default: %(default)s)")
@@ -418,7 +419,7 @@ def _add_fit(subparsers):
     p.add_argument("--model", choices=("auto", "classifier", "regressor"), default="auto",
                    help="classifier or regressor; auto picks a regressor for a float target "
                         "with non-integer values, else a classifier (default: %(default)s)")
-    p.add_argument("--splitter", choices=sorted(SPLITTERS), default="orientations",
+    p.add_argument("--splitter", choices=sorted(SPLITTERS), default="auto",
                    help="split search (default: %(default)s)")
     p.add_argument("--criterion", help="impurity (default: gini / squared_error)")
     p.add_argument("--max-depth", type=_int_at_least(1), help="maximum depth (default: none)")
@@ -431,7 +432,8 @@ def _add_fit(subparsers):
     p.add_argument("--max-features", type=_max_features,
                    help="features drawn per node: a count, a fraction, sqrt or log2")
     p.add_argument("--n-orientations", type=_int_at_least(1), default=30,
-                   help="directions per feature pair (orientations splitter; default: 30)")
+                   help="directions per feature pair (orientations splitter, auto on small "
+                        "nodes; default: 30)")
     p.add_argument("--ccp-alpha", type=float, default=0.0,
                    help="cost-complexity pruning strength (default: 0)")
     p.add_argument("--class-weight", choices=("balanced",),

@@ -9,12 +9,9 @@ compiled code.
 import numbers
 import time
 from collections.abc import Mapping
-from contextlib import contextmanager
 from typing import ClassVar
 
-import numba
 import numpy as np
-from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
@@ -23,6 +20,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ._compile_notice import notice_once
 from ._config import CLASSIFICATION_CRITERIA, DTYPE, ITYPE, LTYPE, REGRESSION_CRITERIA
+from ._threads import numba_threads
 from ._validation import (
     InstanceOf,
     Integral,
@@ -82,19 +80,6 @@ TARGET_MAGNITUDE_RANGE = (1e-100, 1e100)
 #: normalized to sum 1 over up to 2**32 samples, are inside it and are used
 #: unchanged.
 WEIGHT_RANGE = (2.0 ** -32, 2.0 ** 64)
-
-
-@contextmanager
-def numba_threads(n_jobs):
-    """Run the block with numba using ``n_jobs`` threads (joblib's meaning), then restore."""
-    n = effective_n_jobs(n_jobs)
-    n = max(1, min(int(n), numba.config.NUMBA_NUM_THREADS))
-    previous = numba.get_num_threads()
-    numba.set_num_threads(n)
-    try:
-        yield n
-    finally:
-        numba.set_num_threads(previous)
 
 
 def _writable(X, order="C"):
@@ -640,7 +625,7 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
     def _check_pairs(self, splitter, n_candidates):
         if not splitter.searches_pairs:
             return
-        n_pairs = n_candidates * (n_candidates - 1) // 2
+        n_pairs = splitter.pairs_searched(n_candidates)
         limit = DEFAULT_MAX_PAIRS if self.max_pairs is None else self.max_pairs
         if n_pairs > limit:
             raise ValueError(
@@ -648,7 +633,7 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
                 f"node ({n_candidates} candidate features), more than max_pairs={limit}; set "
                 "max_features (e.g. 'sqrt') to draw fewer features per node, or raise max_pairs")
         if self.verbose:
-            print(f"[bivtree] searching {n_pairs} feature pairs per node "
+            print(f"[bivtree] searching up to {n_pairs} feature pairs per node "
                   f"({n_candidates} of {self.n_features_in_} features)", flush=True)
 
     # --------------------------------------------------------------- fitting
@@ -782,8 +767,13 @@ class TreeRegressorOutputs:
 
 
 _COMMON_DOC = """
-    splitter : {"orientations", "univariate", "diagonal", ...}, default="orientations"
-        Split search. ``"orientations"``: bivariate CART of Kairgeldin and
+    splitter : {"auto", "orientations", "univariate", "diagonal", ...}, default="auto"
+        Split search. ``"auto"``: bivariate CART's search where it is cheap
+        (small nodes) and elsewhere a coarse-to-fine search of the pairs among
+        the features with the best univariate cuts, directions chosen on at most
+        4,096 samples of a node and thresholds exact on all of them (see
+        :mod:`bivtree.splitters.auto` for what it guarantees).
+        ``"orientations"``: bivariate CART of Kairgeldin and
         Carreira-Perpinan (``n_orientations`` directions per feature pair, exact
         thresholds); ``"univariate"``: scikit-learn's CART search;
         ``"diagonal"``: BIT2 of Bioch et al. (``x_i + x_j`` and ``x_i - x_j`` on
@@ -796,7 +786,8 @@ _COMMON_DOC = """
         or an exact rotational sweep (``splitter_options``: ``method``,
         ``epsilon``, ``time_limit``, ``fit_time_limit``).
     n_orientations : int, default=30
-        Directions per feature pair, uniform over [0, 180) degrees (orientations splitter).
+        Directions per feature pair, uniform over [0, 180) degrees (orientations
+        splitter, and the auto splitter's small nodes).
     max_depth : int, default=None
         Maximum depth; ``None`` grows until leaves are pure or cannot be split.
     min_samples_split : int or float, default=2
@@ -893,7 +884,7 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
                          InstanceOf(list, "a list of dicts")],
     }
 
-    def __init__(self, *, splitter="orientations", criterion="gini", n_orientations=30,
+    def __init__(self, *, splitter="auto", criterion="gini", n_orientations=30,
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0, max_pairs=None,
@@ -978,7 +969,7 @@ class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariate
         "criterion": [Options(REGRESSION_CRITERIA)],
     }
 
-    def __init__(self, *, splitter="orientations", criterion="squared_error", n_orientations=30,
+    def __init__(self, *, splitter="auto", criterion="squared_error", n_orientations=30,
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, max_pairs=None,

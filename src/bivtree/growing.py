@@ -17,6 +17,7 @@ import numpy as np
 from ._config import IMPURITY_EPSILON, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.criteria import summarize_samples
 from ._kernels.traversal import partition_samples
+from ._threads import check_interrupt
 from .tree import MASK_DTYPE, Tree
 
 
@@ -110,6 +111,7 @@ class TreeGrower:
         Returns ``(split, mid, left_summary, right_summary, improvement)`` or
         ``None`` when the node stays a leaf.
         """
+        check_interrupt()  # Ctrl-C held back during the fit is raised between nodes
         split = self.splitter.find_split(data, samples[start:end], self.sample_features())
         if split is None:
             return None

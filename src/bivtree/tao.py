@@ -64,6 +64,7 @@ from ._kernels.tao import (
     search_items,
     total_loss,
 )
+from ._threads import check_interrupt
 from .splitters._base import candidate_pairs
 from .splitters.orientations import orientation_directions
 from .tree import Tree
@@ -489,6 +490,7 @@ class TAOOptimizer:
         paths = node_paths(data.X, data.rows, *state.arrays, n_levels)
         records = {}
         for d in range(n_levels - 1, -1, -1):
+            check_interrupt()  # Ctrl-C held back during the fit is raised between depths
             col = paths[:, d]
             reached = col >= 0
             node_of = col[reached]

@@ -2,13 +2,14 @@
 
 ``get_splitter(name, **options)`` returns an object whose
 ``find_split(data, samples, features)`` gives the best :class:`Split` of a node.
-Registered names: ``"univariate"``, ``"orientations"``, ``"diagonal"`` (BIT2),
+Registered names: ``"auto"`` (the default), ``"univariate"``, ``"orientations"``, ``"diagonal"`` (BIT2),
 ``"hillclimb"`` (BIT1), ``"lda"`` (MUST), ``"optimal"`` (BiDT's branch and bound and
 the exact rotational sweep).
 """
 
 # importing a splitter module registers it
 from . import (  # noqa: F401
+    auto,  # the default: exhaustive on small nodes, coarse-to-fine on large ones
     diagonal,  # BIT2
     hillclimb,  # BIT1
     lda,  # MUST

@@ -146,6 +146,13 @@ class Splitter:
     def prepare(self, data):
         """Per-fit preparation; the default does nothing."""
 
+    def pairs_searched(self, n_features):
+        """Most feature pairs one node's search looks at among ``n_features`` candidates.
+
+        All pairs by default; checked against the estimators' ``max_pairs``.
+        """
+        return n_features * (n_features - 1) // 2
+
     def find_split(self, data, samples, features):
         """Best split of ``samples`` among ``features``, or ``None``.
 

@@ -5,6 +5,7 @@ import numpy as np
 from .._kernels.directions import pair_direction_search
 from .._kernels.pair_scaling import pair_rule_weight
 from .._kernels.scan import scan_rule
+from .._threads import work_chunks
 from ._base import BEATS_TOLERANCE, candidate_pairs, make_split
 
 
@@ -62,12 +63,19 @@ def best_direction_split(data, samples, features, univariate, dir_a, dir_b, offs
     pair_j, pair_k = candidate_pairs(varying)
     if pair_j.size == 0 or dir_a.size == 0:
         return univariate
-    search = pair_direction_search(
-        data.X, samples, pair_j, pair_k, dir_a, dir_b, offset, inv_scale, data.labels,
-        data.targets, data.sample_weight, data.n_classes, data.criterion,
-        data.min_samples_leaf, data.min_weight_leaf)
-    best = int(np.argmax(search.proxies))  # first maximum: lowest pair wins ties
-    if not np.isfinite(search.proxies[best]):
+    # a few pairs per compiled call on large nodes, so that Ctrl-C stops a fit soon
+    proxies, directions = [], []
+    for chunk in work_chunks(pair_j.size, samples.shape[0] * dir_a.size):
+        search = pair_direction_search(
+            data.X, samples, pair_j[chunk], pair_k[chunk], dir_a, dir_b, offset, inv_scale,
+            data.labels, data.targets, data.sample_weight, data.n_classes, data.criterion,
+            data.min_samples_leaf, data.min_weight_leaf)
+        proxies.append(search.proxies)
+        directions.append(search.directions)
+    proxies = np.concatenate(proxies)
+    best = int(np.argmax(proxies))  # first maximum: lowest pair wins ties
+    if not np.isfinite(proxies[best]):
         return univariate
     return finish_bivariate(data, samples, univariate, best, pair_j, pair_k, dir_a, dir_b,
-                            search.directions[best], inv_scale, n_pairs=int(pair_j.size))
+                            np.concatenate(directions)[best], inv_scale,
+                            n_pairs=int(pair_j.size))

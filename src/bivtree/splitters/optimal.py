@@ -28,6 +28,7 @@ from .._kernels.bnb_bounds import PAPER, VERTEX, root_lower_bound
 from .._kernels.bnb_search import bnb_search, node_features
 from .._kernels.scan import gather_node
 from .._kernels.sweep import StopTimer, node_statistics, sweep_pair, sweep_search
+from .._threads import PARALLEL_MIN_WORK  # nodes with less work: one thread
 from .._validation import Integral, Interval, Options, Real, check_params
 from ._base import BEATS_TOLERANCE, Splitter, candidate_pairs, register
 from ._pairs import finish_bivariate
@@ -39,8 +40,6 @@ from .univariate import best_univariate_split
 #: only, never on the number of threads.
 PAIRS_PER_ROUND = 16
 ROUND_WORK = 20_000
-#: nodes with fewer sample-pairs than this are searched by one thread.
-PARALLEL_MIN_WORK = 50_000
 #: a pair whose search needs more than ``max(SWEEP_MIN_BOXES, m^2 / SWEEP_BOX_RATIO)``
 #: subproblems (``m`` distinct points) is solved by the exact sweep instead.
 SWEEP_MIN_BOXES = 4096

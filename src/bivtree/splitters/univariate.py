@@ -14,6 +14,7 @@ from numba import njit, prange
 
 from .._config import NUMBA_OPTS
 from .._kernels.scan import gather_node, scan_values
+from .._threads import work_chunks
 from ._base import Splitter, make_split, register
 
 
@@ -54,11 +55,24 @@ def univariate_search(X, samples, features, labels, targets, sample_weight, n_cl
     return FeatureCuts(proxies, thresholds, base)
 
 
-def best_univariate_split(data, samples, features):
-    """The exact best univariate split, or ``None`` when no feature has a valid cut."""
-    cuts = univariate_search(
-        data.X, samples, features, data.labels, data.targets, data.sample_weight,
+def univariate_cuts(data, samples, features):
+    """:class:`FeatureCuts` of every candidate feature at the node.
+
+    Large nodes are searched a few features per compiled call
+    (:func:`~bivtree._threads.work_chunks`), so that Ctrl-C stops a fit soon.
+    """
+    parts = [univariate_search(
+        data.X, samples, features[chunk], data.labels, data.targets, data.sample_weight,
         data.n_classes, data.criterion, data.min_samples_leaf, data.min_weight_leaf)
+        for chunk in work_chunks(features.shape[0], samples.shape[0])]
+    if len(parts) == 1:
+        return parts[0]
+    return FeatureCuts(np.concatenate([p.proxies for p in parts]),
+                       np.concatenate([p.thresholds for p in parts]), parts[0].base)
+
+
+def univariate_split_from_cuts(cuts, features):
+    """The best of ``cuts`` as a split (lowest feature on ties), or ``None`` when none is valid."""
     if cuts.proxies.size == 0:
         return None
     best = int(np.argmax(cuts.proxies))  # first maximum: lowest feature index wins ties
@@ -66,6 +80,11 @@ def best_univariate_split(data, samples, features):
         return None
     return make_split([features[best], -1], [1.0, 0.0], cuts.thresholds[best],
                       cuts.base - cuts.proxies[best], kind="univariate")
+
+
+def best_univariate_split(data, samples, features):
+    """The exact best univariate split, or ``None`` when no feature has a valid cut."""
+    return univariate_split_from_cuts(univariate_cuts(data, samples, features), features)
 
 
 @register

@@ -1,0 +1,158 @@
+"""Scale and threads: bivtree's default fit next to scikit-learn's CART from 10^4 to 10^6 rows.
+
+Part ``scale``: ``make_classification(n_samples=N, n_features=18,
+n_informative=10, flip_y=0.2, random_state=0)`` (the shape of the KDD paper's
+SUSY task) for each N; every fit runs in a fresh process (kernels loaded from
+numba's cache and warmed on 300 rows first, not timed), reporting CPU seconds
+(``time.process_time``, all threads), wall seconds and the process's peak
+resident memory. bivtree's default with 1 and 2 threads, scikit-learn's
+``DecisionTreeClassifier`` (one thread), all grown to purity.
+
+Part ``threads``: the same data at ``--threads-n`` rows; two fits at once in
+two Python threads with ``n_jobs=2`` each, against the same two fits with
+``n_jobs=1``; and ``cross_validate(cv=4, n_jobs=2)`` around ``n_jobs=2``
+against around ``n_jobs=1`` (wall seconds; a ratio near 1 means nested use
+does not oversubscribe).
+
+Run from the repository root on an idle machine::
+
+    python benchmarks/bench_scale.py --out benchmarks/results/bench_scale.md
+"""
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import threading
+import time
+
+SIZES = [10_000, 100_000, 600_000, 1_000_000]
+
+
+def make_data(n):
+    from sklearn.datasets import make_classification
+    return make_classification(n_samples=n, n_features=18, n_informative=10, flip_y=0.2,
+                               random_state=0)
+
+
+def one_fit(tool, n, threads):
+    """Fit once in this process; print a JSON line with the timings."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from bivtree import BivariateTreeClassifier
+    X, y = make_data(n)
+    if tool == "sklearn":
+        model = DecisionTreeClassifier(random_state=0)
+    else:
+        BivariateTreeClassifier(n_jobs=threads).fit(X[:300], y[:300])  # loads the kernels
+        model = BivariateTreeClassifier(n_jobs=threads)
+    cpu, wall = time.process_time(), time.perf_counter()
+    model.fit(X, y)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB on Linux
+    print(json.dumps({"tool": tool, "n": n, "threads": threads, "cpu_s": cpu, "wall_s": wall,
+                      "peak_mib": peak, "leaves": int(model.get_n_leaves())}))
+
+
+def fresh_process(tool, n, threads):
+    out = subprocess.run([sys.executable, __file__, "--one", tool, str(n), str(threads)],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def scale_part(sizes):
+    rows = []
+    for n in sizes:
+        for tool, threads in (("sklearn", 1), ("auto", 1), ("auto", 2)):
+            row = fresh_process(tool, n, threads)
+            rows.append(row)
+            print(row, flush=True)
+    lines = [("| N | tool | threads | CPU s | wall s | peak memory (MiB) | leaves | "
+              "CPU / scikit-learn | wall speed-up of 2 threads |"),
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for n in sizes:
+        sk = next(r for r in rows if r["n"] == n and r["tool"] == "sklearn")
+        one = next(r for r in rows if r["n"] == n and r["tool"] == "auto" and r["threads"] == 1)
+        for r in (r for r in rows if r["n"] == n):
+            ratio = f"{r['cpu_s'] / sk['cpu_s']:.2f}" if r["tool"] == "auto" else ""
+            speedup = (f"{one['wall_s'] / r['wall_s']:.2f}"
+                       if r["tool"] == "auto" and r["threads"] == 2 else "")
+            name = "scikit-learn" if r["tool"] == "sklearn" else "bivtree (auto)"
+            lines.append(f"| {n:,} | {name} | {r['threads']} | {r['cpu_s']:.2f} | "
+                         f"{r['wall_s']:.2f} | {r['peak_mib']:.0f} | {r['leaves']} | {ratio} | "
+                         f"{speedup} |")
+    return "\n".join(lines)
+
+
+def _two_fits_at_once(X, y, n_jobs):
+    from bivtree import BivariateTreeClassifier
+    fits = [threading.Thread(target=BivariateTreeClassifier(n_jobs=n_jobs).fit, args=(X, y))
+            for _ in range(2)]
+    wall = time.perf_counter()
+    for t in fits:
+        t.start()
+    for t in fits:
+        t.join()
+    return time.perf_counter() - wall
+
+
+def _cross_validate(X, y, n_jobs):
+    from sklearn.model_selection import cross_validate
+
+    from bivtree import BivariateTreeClassifier
+    wall = time.perf_counter()
+    cross_validate(BivariateTreeClassifier(n_jobs=n_jobs), X, y, cv=4, n_jobs=2)
+    return time.perf_counter() - wall
+
+
+def threads_part(n):
+    from bivtree import BivariateTreeClassifier
+    X, y = make_data(n)
+    BivariateTreeClassifier(n_jobs=2).fit(X[:300], y[:300])
+    _cross_validate(X[:400], y[:400], 1)  # starts joblib's workers and loads their kernels
+    lines = ["| work | inner n_jobs=1 (s) | inner n_jobs=2 (s) | ratio |", "| --- | --- | --- | --- |"]
+    for label, work in (("two fits at once (threads)", _two_fits_at_once),
+                        ("cross_validate(cv=4, n_jobs=2)", _cross_validate)):
+        one = work(X, y, 1)
+        two = work(X, y, 2)
+        print(label, one, two, flush=True)
+        lines.append(f"| {label} | {one:.2f} | {two:.2f} | {two / one:.2f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--one", nargs=3, metavar=("TOOL", "N", "THREADS"), help=argparse.SUPPRESS)
+    parser.add_argument("--sizes", nargs="+", type=int, default=SIZES)
+    parser.add_argument("--threads-n", type=int, default=100_000)
+    parser.add_argument("--parts", nargs="+", default=["scale", "threads"],
+                        choices=["scale", "threads"])
+    parser.add_argument("--out")
+    args = parser.parse_args(argv)
+    if args.one:
+        one_fit(args.one[0], int(args.one[1]), int(args.one[2]))
+        return 0
+    from bivtree.experiments.machine import machine_description
+    sections = ["# Scale and threads: bivtree's default fit next to scikit-learn", "",
+                "`python benchmarks/bench_scale.py` (see its docstring).", "",
+                f"Machine: {machine_description()}", ""]
+    if "scale" in args.parts:
+        uptime = subprocess.run(["uptime"], capture_output=True, text=True,
+                                check=False).stdout.strip()
+        sections += ["## Scale", "", f"Load before: `{uptime}`", "", scale_part(args.sizes), ""]
+    if "threads" in args.parts:
+        uptime = subprocess.run(["uptime"], capture_output=True, text=True,
+                                check=False).stdout.strip()
+        sections += [f"## Nested and concurrent use ({args.threads_n:,} rows)", "",
+                     f"Load before: `{uptime}`", "", threads_part(args.threads_n), ""]
+    report = "\n".join(sections)
+    print(report)
+    if args.out:
+        with open(args.out, "w") as fh:
+            fh.write(report + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

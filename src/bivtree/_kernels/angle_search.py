@@ -1,0 +1,241 @@
+"""Coarse-to-fine direction search over a few feature pairs (the ``"auto"`` splitter).
+
+A direction of pair ``(j, k)`` is an angle ``theta`` in (0, pi) on the pair's
+min-max scaled features: ``(cos theta, sin theta)``, stored as the rule
+``x_j + w x_k`` with ``w`` from
+:func:`~bivtree._kernels.pair_scaling.pair_rule_weight` and scanned on that
+rule's own projection (:func:`~bivtree._kernels.scan.scan_projection`), as in
+:mod:`bivtree._kernels.directions`.
+
+:func:`coarse_to_fine_search` runs two phases in one compiled call:
+
+1. *coarse*: every pair is scanned at ``n_coarse`` angles
+   ``pi (h + 1/2) / n_coarse`` (none axis-aligned: the univariate search covers
+   those) and keeps its best; on many rows the angles are ranked by a
+   histogram scan (:func:`binned_cut`) rather than a sort;
+2. *refine*: the ``n_refine`` best pairs climb from their best coarse angle by
+   step halving: with step ``s = pi / (2 n_coarse)``, the angles ``theta +- s``
+   are scanned, the better one is taken if it beats ``theta``, and ``s`` halves,
+   ``n_rounds`` times. The final resolution is ``pi / (n_coarse 2^(n_rounds+1))``.
+
+Each pair (phase 1) and each refined pair (phase 2) writes only its own slot
+and the selections between phases are serial and ordered (ties to the lower
+pair index, then to the lower angle), so the result is the same for any
+number of threads.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from .._config import NUMBA_OPTS
+from .directions import gather_pair
+from .pair_scaling import pair_rule_weight
+from .scan import CriterionCuts, Cut, best_cut, gather_node, scan_projection
+from .traversal import project_row
+
+
+class RefinedPairs(NamedTuple):
+    """The refined candidates, best first.
+
+    Attributes
+    ----------
+    pairs : int64 (n_candidates,)
+        Index into the searched pair arrays.
+    angles : float64 (n_candidates,)
+        Best angle found for each.
+    proxies : float64 (n_candidates,)
+        Its proxy on the scanned rows (``-inf``: no valid cut).
+    """
+
+    pairs: np.ndarray
+    angles: np.ndarray
+    proxies: np.ndarray
+
+
+@njit(**NUMBA_OPTS)
+def scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weights, rows,
+               values, cuts):
+    """Best :class:`~bivtree._kernels.scan.Cut` of the pair's direction at angle ``theta``.
+
+    No valid cut (proxy ``-inf``) where the stored weight is zero or not finite.
+    """
+    w = pair_rule_weight(math.cos(theta), math.sin(theta), inv_scale_j, inv_scale_k)
+    if not math.isfinite(w) or w == 0.0:
+        return Cut(-np.inf, 0.0)
+    rule_weights[1] = w
+    return scan_projection(pair_x, rows, rule_features, rule_weights, values, cuts)
+
+
+@njit(**NUMBA_OPTS)
+def binned_cut(values, n_bins, cuts, bins):
+    """Approximate best proxy of ``values``: cuts only between ``n_bins`` equal-width bins.
+
+    A histogram scan (as LightGBM's) instead of a sort, for ranking directions
+    cheaply: the samples of each bin (and class) are pooled into one weighted
+    pseudo-sample, whose cuts the criterion's exact scan
+    (:func:`~bivtree._kernels.scan.best_cut`) then scores. ``bins`` holds the
+    scratch pseudo-samples (:func:`_bin_buffers`). Leaf-size limits count
+    pseudo-samples, so they are only approximated; the stored split's threshold
+    is always re-scanned exactly.
+    """
+    bin_values, bin_labels, bin_targets, bin_weights, order = bins
+    n = values.shape[0]
+    lo = values[0]
+    hi = values[0]
+    for p in range(n):
+        lo = min(lo, values[p])
+        hi = max(hi, values[p])
+    if not hi > lo:
+        return -np.inf
+    n_classes = cuts.counts.shape[0]
+    bin_weights[:] = 0.0
+    bin_targets[:] = 0.0
+    scale = n_bins / (hi - lo)
+    for p in range(n):
+        b = min(n_bins - 1, int((values[p] - lo) * scale))
+        slot = b * n_classes + cuts.labels[p]
+        bin_weights[slot] += cuts.weights[p]
+        bin_targets[slot] += cuts.weights[p] * cuts.targets[p]
+    m = 0
+    for slot in range(n_bins * n_classes):
+        if bin_weights[slot] > 0.0:
+            bin_values[m] = slot // n_classes
+            bin_labels[m] = slot % n_classes
+            bin_targets[m] = bin_targets[slot] / bin_weights[slot]
+            bin_weights[m] = bin_weights[slot]
+            order[m] = m
+            m += 1
+    pooled = CriterionCuts(bin_labels[:m], bin_targets[:m], bin_weights[:m], cuts.criterion,
+                           cuts.counts, cuts.w_total, cuts.t_sum, cuts.min_samples_leaf,
+                           cuts.min_weight_leaf, cuts.left_counts, cuts.right_counts)
+    proxy, _ = best_cut(bin_values[:m], order[:m], pooled)
+    return proxy
+
+
+@njit(**NUMBA_OPTS)
+def coarse_proxy_at(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weights, rows,
+                    values, cuts, n_bins, bins):
+    """Proxy of the pair's direction at ``theta``: binned (``n_bins > 0``) or exact."""
+    if n_bins == 0:
+        return scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features,
+                          rule_weights, rows, values, cuts).proxy
+    w = pair_rule_weight(math.cos(theta), math.sin(theta), inv_scale_j, inv_scale_k)
+    if not math.isfinite(w) or w == 0.0:
+        return -np.inf
+    rule_weights[1] = w
+    for p in range(rows.shape[0]):
+        values[p] = project_row(pair_x, rows[p], rule_features, rule_weights)
+    return binned_cut(values, n_bins, cuts, bins)
+
+
+@njit(**NUMBA_OPTS)
+def _bin_buffers(n_bins, n_classes):
+    size = n_bins * n_classes
+    return (np.empty(size), np.empty(size, dtype=np.int64), np.empty(size), np.empty(size),
+            np.empty(size, dtype=np.int64))
+
+
+@njit(**NUMBA_OPTS)
+def _pair_buffers(n):
+    rule_features = np.empty(2, dtype=np.int64)
+    rule_features[0] = 0
+    rule_features[1] = 1
+    rule_weights = np.empty(2, dtype=np.float64)
+    rule_weights[0] = 1.0
+    return rule_features, rule_weights, np.arange(n), np.empty(n, dtype=np.float64)
+
+
+@njit(**NUMBA_OPTS)
+def _order_best_first(proxies, n_best):
+    """Indices of the ``n_best`` largest finite ``proxies``, best first; ties to lower index."""
+    order = np.argsort(-proxies, kind="mergesort")  # stable: equal proxies keep pair order
+    count = 0
+    for i in range(order.shape[0]):
+        if count < n_best and math.isfinite(proxies[order[i]]):
+            count += 1
+    return order[:count]
+
+
+@njit(parallel=True, **NUMBA_OPTS)
+def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, n_rounds,
+                          n_refine, labels, targets, sample_weight, n_classes, criterion,
+                          min_samples_leaf, min_weight_leaf):
+    """Coarse angles on every pair, then step-halving refinement of the best pairs.
+
+    Parameters
+    ----------
+    X : float64 (n_samples, n_features)
+    rows : int64 (n,)
+        The samples scanned (a node's samples, or an evenly spread part of them).
+    pair_j, pair_k : int64 (n_pairs,)
+    inv_scale : float64 (n_features,)
+        Min-max scaling of the features (:func:`~bivtree._kernels.pair_scaling.node_min_max_scaling`).
+    n_coarse : int
+        Coarse angles per pair.
+    n_bins : int
+        Coarse angles are ranked by :func:`binned_cut` over this many bins; 0:
+        by the exact scan.
+    n_rounds, n_refine : int
+        Halving rounds, pairs refined (always with exact scans).
+    labels, targets, sample_weight, n_classes, criterion, min_samples_leaf, min_weight_leaf
+        The split criterion, as in :func:`~bivtree._kernels.directions.pair_direction_search`.
+
+    Returns
+    -------
+    RefinedPairs
+    """
+    node_labels, node_targets, node_weight, counts, w_total, t_sum, _ = gather_node(
+        rows, labels, targets, sample_weight, n_classes, criterion)
+    n = rows.shape[0]
+    n_pairs = pair_j.shape[0]
+    coarse_proxy = np.full(n_pairs, -np.inf)
+    coarse_angle = np.zeros(n_pairs)
+    for q in prange(n_pairs):
+        j = pair_j[q]
+        k = pair_k[q]
+        pair_x = gather_pair(X, rows, j, k)
+        rule_features, rule_weights, local_rows, values = _pair_buffers(n)
+        cuts = CriterionCuts(node_labels, node_targets, node_weight, criterion, counts, w_total,
+                             t_sum, min_samples_leaf, min_weight_leaf,
+                             np.empty(n_classes), np.empty(n_classes))
+        bins = _bin_buffers(max(1, n_bins), n_classes)
+        for h in range(n_coarse):
+            theta = math.pi * (h + 0.5) / n_coarse
+            proxy = coarse_proxy_at(pair_x, theta, inv_scale[j], inv_scale[k], rule_features,
+                                    rule_weights, local_rows, values, cuts, n_bins, bins)
+            if proxy > coarse_proxy[q]:
+                coarse_proxy[q] = proxy
+                coarse_angle[q] = theta
+
+    chosen = _order_best_first(coarse_proxy, n_refine)
+    n_chosen = chosen.shape[0]
+    angles = np.empty(n_chosen)
+    proxies = np.empty(n_chosen)
+    for c in prange(n_chosen):
+        q = chosen[c]
+        j = pair_j[q]
+        k = pair_k[q]
+        pair_x = gather_pair(X, rows, j, k)
+        rule_features, rule_weights, local_rows, values = _pair_buffers(n)
+        cuts = CriterionCuts(node_labels, node_targets, node_weight, criterion, counts, w_total,
+                             t_sum, min_samples_leaf, min_weight_leaf,
+                             np.empty(n_classes), np.empty(n_classes))
+        theta = coarse_angle[q]
+        best = coarse_proxy[q]
+        step = math.pi / (2.0 * n_coarse)
+        for _ in range(n_rounds):
+            # lower angle first, so a tie between the two goes to it
+            for trial in (theta - step, theta + step):
+                if 0.0 < trial < math.pi:
+                    cut = scan_angle(pair_x, trial, inv_scale[j], inv_scale[k], rule_features,
+                                     rule_weights, local_rows, values, cuts)
+                    if cut.proxy > best:
+                        best = cut.proxy
+                        theta = trial
+            step *= 0.5
+        angles[c] = theta
+        proxies[c] = best
+    return RefinedPairs(chosen, angles, proxies)

@@ -1,0 +1,228 @@
+"""Threads of the compiled kernels: how many a fit uses, and how they wait.
+
+Three rules keep more threads from ever being much slower than fewer:
+
+* **Waiting threads sleep.** numba's OpenMP layer (GNU libgomp) makes idle
+  threads spin by default, and a spinning thread steals the core another
+  process or fit needs: on a busy 2-core machine a 2-thread fit ran 18 times
+  slower than a 1-thread one. libgomp reads ``OMP_WAIT_POLICY`` once, when it
+  loads, which numba does at its first parallel launch; :func:`start_threads`
+  launches it with ``OMP_WAIT_POLICY=PASSIVE`` (unless the user set the
+  variable) and then restores the environment, so no other library is
+  affected. If another library loaded libgomp first, its setting stands.
+* **Inner limits are honoured.** A fit uses at most ``n_jobs`` threads, and no
+  more than joblib and threadpoolctl allow where it runs: inside a joblib
+  worker process (``OMP_NUM_THREADS``, which joblib sets to its inner thread
+  limit) or a ``threadpoolctl.threadpool_limits`` block (the OpenMP runtime's
+  limit), like any OpenMP code.
+* **Concurrent fits share the cores.** Fits running at once in one process
+  (threads, e.g. joblib's threading backend) draw their threads from one
+  budget of ``numba.config.NUMBA_NUM_THREADS``: a fit gets what is left, and at
+  least one thread.
+
+Results never depend on the thread count (every parallel kernel writes its own
+slots and reduces them in a fixed order), only the speed does.
+
+Ctrl-C: if Python raised ``KeyboardInterrupt`` while a compiled function
+returns its result (numba builds a named tuple by calling back into Python),
+that call would fail half-way, with a crash or a ``SystemError``. So during a
+fit (in the main thread) SIGINT only sets a flag, and the fit raises
+``KeyboardInterrupt`` itself between compiled calls (:func:`check_interrupt`:
+every node, every chunk of a large node's search, see :func:`work_chunks`),
+within about a second.
+"""
+
+import os
+import signal
+import threading
+from contextlib import contextmanager
+
+import numba
+from joblib import effective_n_jobs
+
+#: below this many sample scans a search runs on one thread: waking a second
+#: thread (which may have to wait for a busy core) costs more than it saves.
+PARALLEL_MIN_WORK = 50_000
+
+_start_lock = threading.Lock()
+_openmp = None
+
+
+def start_threads():
+    """Launch numba's threading layer with sleeping (passive) waits; idempotent."""
+    global _openmp
+    with _start_lock:
+        if _openmp is not None:
+            return
+        user_set = "OMP_WAIT_POLICY" in os.environ
+        if not user_set:
+            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+        try:
+            numba.get_num_threads()  # loads and starts the threading layer
+        finally:
+            if not user_set:
+                del os.environ["OMP_WAIT_POLICY"]
+        _openmp = _openmp_runtimes()
+
+
+def _openmp_runtimes():
+    """threadpoolctl's handles on the loaded OpenMP runtimes (empty without threadpoolctl)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover - scikit-learn depends on it
+        return []
+    return list(ThreadpoolController().select(user_api="openmp").lib_controllers)
+
+
+def inner_thread_limit():
+    """The most threads the caller's context allows: ``OMP_NUM_THREADS``, threadpoolctl's limit.
+
+    ``None`` when nothing limits it.
+    """
+    start_threads()
+    limits = []
+    value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if value.isdigit() and int(value) > 0:
+        limits.append(int(value))
+    for runtime in _openmp:
+        n = runtime.get_num_threads()
+        if n is not None and n > 0:
+            limits.append(int(n))
+    return min(limits) if limits else None
+
+
+class _ThreadBudget:
+    """The process's kernel threads, shared by the fits that run at once."""
+
+    def __init__(self, total):
+        self.total = total
+        self.in_use = 0
+        self._lock = threading.Lock()
+
+    def take(self, wanted):
+        with self._lock:
+            granted = max(1, min(wanted, self.total - self.in_use))
+            self.in_use += granted
+            return granted
+
+    def give_back(self, granted):
+        with self._lock:
+            self.in_use -= granted
+
+
+_budget = _ThreadBudget(numba.config.NUMBA_NUM_THREADS)
+
+
+@contextmanager
+def numba_threads(n_jobs):
+    """Run the block with numba using up to ``n_jobs`` threads (joblib's meaning).
+
+    Yields the number granted: ``n_jobs`` resolved by joblib, capped by
+    :func:`inner_thread_limit` and by what concurrent fits leave of the
+    process's threads, at least 1. The calling thread's previous setting is
+    restored afterwards. Ctrl-C is raised only at :func:`check_interrupt`
+    meanwhile (see the module).
+    """
+    start_threads()
+    wanted = max(1, min(int(effective_n_jobs(n_jobs)), numba.config.NUMBA_NUM_THREADS))
+    limit = inner_thread_limit()
+    if limit is not None:
+        wanted = max(1, min(wanted, limit))
+    granted = _budget.take(wanted)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(granted)
+    try:
+        with _deferred_sigint():
+            yield granted
+    finally:
+        numba.set_num_threads(previous)
+        _budget.give_back(granted)
+
+
+@contextmanager
+def threads_for_work(work):
+    """One thread for a block of fewer than :data:`PARALLEL_MIN_WORK` sample scans.
+
+    Otherwise the block keeps the fit's threads. Restores the setting afterwards.
+    """
+    previous = numba.get_num_threads()
+    if work < PARALLEL_MIN_WORK and previous > 1:
+        numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+#: the most sample scans one compiled call of a split search does (about a
+#: tenth of a second on one core): between calls Python runs, so Ctrl-C
+#: (``KeyboardInterrupt``) stops a fit within about a second.
+CHUNK_WORK = 2_000_000
+
+
+def work_chunks(n_items, item_work):
+    """Slices of ``range(n_items)`` of at most :data:`CHUNK_WORK` sample scans each.
+
+    ``item_work`` is the scans one item costs. A chunk holds at least as many
+    items as the fit has threads, so chunking never idles a thread. Before
+    each chunk a pending Ctrl-C is raised (:func:`check_interrupt`).
+    """
+    per_chunk = max(numba.get_num_threads(), CHUNK_WORK // max(1, int(item_work)))
+    for start in range(0, n_items, per_chunk):
+        check_interrupt()
+        yield slice(start, min(n_items, start + per_chunk))
+
+
+class _SigintFlag:
+    """SIGINT handler of a fit: records Ctrl-C for :func:`check_interrupt` to raise."""
+
+    def __init__(self):
+        self.depth = 0
+        self.previous = None
+        self.pending = False
+
+    def __call__(self, signum, frame):
+        self.pending = True
+
+
+_sigint = _SigintFlag()
+
+
+@contextmanager
+def _deferred_sigint():
+    """Record SIGINT instead of raising it, in the main thread; nested uses share one handler.
+
+    On leaving, the previous handler is back and a Ctrl-C recorded but not yet
+    raised is raised.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread runs Python's signal handlers
+        return
+    if _sigint.depth == 0:
+        _sigint.previous = signal.signal(signal.SIGINT, _sigint)
+        _sigint.pending = False
+    _sigint.depth += 1
+    try:
+        yield
+    finally:
+        _sigint.depth -= 1
+        if _sigint.depth == 0:
+            signal.signal(signal.SIGINT, _sigint.previous)
+            check_interrupt()
+
+
+def check_interrupt():
+    """Raise ``KeyboardInterrupt`` if Ctrl-C came since the last check (see the module).
+
+    Called between compiled calls. A handler that was installed before the
+    fit gets the signal instead, if it is not Python's default.
+    """
+    if not _sigint.pending:
+        return
+    _sigint.pending = False
+    previous = _sigint.previous
+    if callable(previous) and previous is not signal.default_int_handler:
+        previous(signal.SIGINT, None)
+        return
+    if previous is not signal.SIG_IGN:
+        raise KeyboardInterrupt

@@ -1,0 +1,179 @@
+"""The default search: bivariate CART's directions where they are cheap, coarse-to-fine elsewhere.
+
+At every node:
+
+1. the exact univariate search runs over every candidate feature (all samples);
+2. if scanning ``n_orientations`` directions of every feature pair costs at
+   most ``exhaustive_work`` sample scans (small nodes), the node gets exactly
+   the ``"orientations"`` search (bivariate CART);
+3. otherwise only the pairs among the ``max_pair_features`` features with the
+   best univariate cuts are searched: ``n_coarse`` angles each, then the
+   ``n_refine`` best pairs are refined by step halving for ``n_rounds`` rounds
+   (:mod:`bivtree._kernels.angle_search`), down to an angular resolution of
+   ``180 / (n_coarse 2^(n_rounds+1))`` degrees (0.7 degrees by default, against
+   ``180 / n_orientations`` = 6 degrees for the fixed directions). Nodes with
+   more than ``max_scan_samples`` samples choose their directions on that many
+   samples spread evenly over the node; each refined candidate then gets its
+   exact best threshold on all of the node's samples.
+
+Every bivariate candidate is re-scanned as the rule it is stored as and kept
+only if it beats the best univariate split (as in every bivariate splitter).
+
+Guarantees: the split is never worse than the exact best univariate split; on
+nodes searched exhaustively it is the ``"orientations"`` split; the result
+depends neither on the thread count nor on the run. It is not the optimal
+bivariate split (``"optimal"`` is), and on large nodes it may miss a pair whose
+features are weak alone, or a direction that only the full sample would rank
+first.
+"""
+
+from typing import ClassVar
+
+import numpy as np
+
+from .._kernels.angle_search import coarse_to_fine_search
+from .._kernels.pair_scaling import node_min_max_scaling
+from .._threads import threads_for_work
+from .._validation import Integral, Interval, check_params
+from ._base import Splitter, candidate_pairs, register
+from ._pairs import best_direction_split, finish_bivariate
+from .orientations import orientation_directions
+from .univariate import univariate_cuts, univariate_split_from_cuts
+
+
+def spread_rows(samples, size):
+    """``size`` of ``samples`` evenly spread over them (all when there are no more)."""
+    n = samples.shape[0]
+    if n <= size:
+        return samples
+    return samples[(np.arange(size, dtype=np.int64) * n) // size]
+
+
+def screened_features(features, proxies, inv_scale, size):
+    """The ``size`` varying ``features`` with the best univariate proxies, sorted by index.
+
+    Ties go to the lower feature index; features without a valid cut come last.
+    """
+    varying = inv_scale[features] > 0
+    order = np.lexsort((features, -np.where(np.isfinite(proxies), proxies, -np.inf)))
+    order = order[varying[order]]
+    return np.sort(features[order[:size]])
+
+
+@register
+class AutoSplitter(Splitter):
+    """The default bivariate search: exhaustive on small nodes, coarse-to-fine on large ones.
+
+    Parameters
+    ----------
+    n_orientations : int, default=30
+        Directions per pair of the exhaustive search on small nodes (``"orientations"``).
+    exhaustive_work : int, default=0
+        A node gets the exhaustive search when ``n_samples * n_pairs * n_directions``
+        is at most this.
+    max_pair_features : int, default=8
+        Otherwise, the pairs among this many features (best univariate cuts) are searched.
+    n_coarse : int, default=8
+        Angles per pair in the coarse phase.
+    n_bins : int, default=32
+        Nodes with more than ``4 * n_bins`` samples rank the coarse angles by a
+        histogram scan instead of a sort, over ``n_bins`` bins or one per 16
+        rows, up to 256 (0: always sort).
+    n_refine : int, default=3
+        Pairs refined after the coarse phase.
+    n_rounds : int, default=4
+        Step-halving rounds of the refinement.
+    max_scan_samples : int, default=4096
+        Larger nodes choose directions on this many of their samples.
+    """
+
+    name = "auto"
+    max_node_features = 2
+    searches_pairs = True
+    _parameter_constraints: ClassVar[dict] = {
+        "n_orientations": [Interval(Integral, 1, None, closed="left")],
+        "exhaustive_work": [Interval(Integral, 0, None, closed="left")],
+        "max_pair_features": [Interval(Integral, 2, None, closed="left")],
+        "n_coarse": [Interval(Integral, 1, None, closed="left")],
+        "n_bins": [Interval(Integral, 0, None, closed="left")],
+        "n_refine": [Interval(Integral, 1, None, closed="left")],
+        "n_rounds": [Interval(Integral, 0, None, closed="left")],
+        "max_scan_samples": [Interval(Integral, 2, None, closed="left")],
+    }
+    estimator_params = ("n_orientations",)
+
+    def __init__(self, n_orientations=30, exhaustive_work=0, max_pair_features=8,
+                 n_coarse=8, n_bins=32, n_refine=3, n_rounds=4, max_scan_samples=4096):
+        options = {"n_orientations": n_orientations, "exhaustive_work": exhaustive_work,
+                   "max_pair_features": max_pair_features, "n_coarse": n_coarse,
+                   "n_bins": n_bins,
+                   "n_refine": n_refine, "n_rounds": n_rounds,
+                   "max_scan_samples": max_scan_samples}
+        check_params(f"the {self.name!r} splitter", options, self._parameter_constraints)
+        for key, value in options.items():
+            setattr(self, key, int(value))
+        self.dir_a, self.dir_b = orientation_directions(self.n_orientations)
+
+    def pairs_searched(self, n_features):
+        """The pairs among the screened features, or all when the exhaustive search is cheaper."""
+        all_pairs = n_features * (n_features - 1) // 2
+        if self.exhaustive_work > 0 or all_pairs * self.dir_a.size <= self._focused_work(n_features):
+            return all_pairs
+        m = min(n_features, self.max_pair_features)
+        return m * (m - 1) // 2
+
+    def _focused_work(self, n_varying):
+        """Projections the coarse-to-fine search scans among ``n_varying`` features."""
+        m = min(n_varying, self.max_pair_features)
+        return m * (m - 1) // 2 * self.n_coarse + 2 * self.n_refine * self.n_rounds
+
+    def _coarse_bins(self, n):
+        """Bins of the coarse phase's histogram scans on ``n`` rows (0: exact scans).
+
+        About 16 rows per bin on average, at least ``n_bins`` and at most 256
+        bins; up to ``4 * n_bins`` rows the exact scan is used.
+        """
+        if self.n_bins == 0 or n <= 4 * self.n_bins:
+            return 0
+        return min(256, max(self.n_bins, n // 16))
+
+    def find_split(self, data, samples, features):
+        n = samples.shape[0]
+        with threads_for_work(n * features.shape[0]):
+            cuts = univariate_cuts(data, samples, features)
+            scaling = node_min_max_scaling(data.X, samples, features)
+        univariate = univariate_split_from_cuts(cuts, features)
+        n_varying = int(np.count_nonzero(scaling.inv_scale[features] > 0))
+        exhaustive = n_varying * (n_varying - 1) // 2 * self.dir_a.size
+        focused = self._focused_work(n_varying)
+        if exhaustive <= focused or n * exhaustive <= self.exhaustive_work:
+            with threads_for_work(n * exhaustive):
+                return best_direction_split(data, samples, features, univariate, self.dir_a,
+                                            self.dir_b, scaling.offset, scaling.inv_scale)
+        top = screened_features(features, cuts.proxies, scaling.inv_scale,
+                                self.max_pair_features)
+        rows = spread_rows(samples, self.max_scan_samples)
+        with threads_for_work(rows.shape[0] * focused):
+            return self._coarse_to_fine(data, samples, rows, top, univariate, scaling.inv_scale)
+
+    def _coarse_to_fine(self, data, samples, rows, top, univariate, inv_scale):
+        """The best of ``univariate`` and the refined directions of the pairs among ``top``."""
+        pair_j, pair_k = candidate_pairs(top)
+        if pair_j.size == 0:
+            return univariate
+        found = coarse_to_fine_search(
+            data.X, rows, pair_j, pair_k, inv_scale, self.n_coarse,
+            self._coarse_bins(rows.shape[0]), self.n_rounds,
+            self.n_refine, data.labels, data.targets, data.sample_weight, data.n_classes,
+            data.criterion, data.min_samples_leaf, data.min_weight_leaf)
+        dir_a, dir_b = np.cos(found.angles), np.sin(found.angles)
+        # on a part of the node the ranking is approximate: every refined
+        # candidate gets its exact threshold on all samples and the best is
+        # kept; on the whole node the first candidate is the best
+        n_final = found.pairs.size if rows.shape[0] < samples.shape[0] else min(1, found.pairs.size)
+        best = univariate
+        for c in range(n_final):
+            best = finish_bivariate(data, samples, best, found.pairs[c], pair_j, pair_k, dir_a,
+                                    dir_b, c, inv_scale, n_pairs=int(pair_j.size),
+                                    angle=float(np.degrees(found.angles[c])))
+        return best

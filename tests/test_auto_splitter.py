@@ -1,0 +1,169 @@
+"""The default ``"auto"`` splitter: what it guarantees against ``"orientations"`` and univariate CART.
+
+The splitter contract (routing as scored, 1 vs 2 threads, JSON, estimator
+checks) runs for it in ``test_splitter_contract.py``; here:
+
+* where it searches exhaustively (two features, or ``exhaustive_work`` large)
+  it grows exactly the ``"orientations"`` tree;
+* its root split is never worse than the exact best univariate one, and the
+  refinement never ends below the best coarse angle;
+* the histogram scan equals the exact scan when no bin holds two distinct
+  values, and the screening keeps the features with the best univariate cuts;
+* subsampled large nodes give the same tree with 1 and 2 threads.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
+from bivtree._config import GINI
+from bivtree._kernels.angle_search import _bin_buffers, binned_cut, coarse_to_fine_search
+from bivtree._kernels.scan import CriterionCuts, gather_node, scan_values
+from bivtree.splitters.auto import AutoSplitter, screened_features, spread_rows
+
+
+def _tree_json(estimator):
+    """The fitted tree alone (the estimator's parameters name the splitter)."""
+    return estimator.tree_.to_json()
+
+
+def _data(n, d, seed, task="classification"):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10, size=d)
+    score = X[:, 0] / X[:, 0].std() - 0.7 * X[:, 1 % d] / X[:, 1 % d].std()
+    if task == "regression":
+        return X, score + 0.3 * rng.normal(size=n)
+    return X, (score + 0.5 * rng.normal(size=n) > 0).astype(int)
+
+
+@pytest.mark.parametrize("estimator", [BivariateTreeClassifier, BivariateTreeRegressor])
+def test_two_features_are_searched_exhaustively_as_orientations(estimator):
+    task = "regression" if estimator is BivariateTreeRegressor else "classification"
+    X, y = _data(400, 2, 0, task)
+    auto = estimator(splitter="auto", max_depth=6).fit(X, y)
+    orientations = estimator(splitter="orientations", max_depth=6).fit(X, y)
+    assert _tree_json(auto) == _tree_json(orientations)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_exhaustive_budget_gives_the_orientations_tree(criterion):
+    X, y = _data(300, 6, 1)
+    auto = BivariateTreeClassifier(criterion=criterion, n_orientations=12,
+                                   splitter_options={"exhaustive_work": 10**12}).fit(X, y)
+    orientations = BivariateTreeClassifier(splitter="orientations", criterion=criterion,
+                                           n_orientations=12).fit(X, y)
+    assert _tree_json(auto) == _tree_json(orientations)
+
+
+def test_auto_is_the_default():
+    assert BivariateTreeClassifier().splitter == "auto"
+    assert BivariateTreeRegressor().splitter == "auto"
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), d=st.integers(3, 12), n=st.integers(20, 700))
+def test_root_split_is_never_worse_than_univariate(seed, d, n):
+    X, y = _data(n, d, seed)
+    if np.unique(y).size < 2:
+        return
+    auto = BivariateTreeClassifier(max_depth=1).fit(X, y)
+    univariate = BivariateTreeClassifier(splitter="univariate", max_depth=1).fit(X, y)
+
+    def child_impurity(tree):
+        if tree.node_count == 1:
+            return tree.impurity[0] * tree.weighted_n_node_samples[0]
+        left, right = tree.children_left[0], tree.children_right[0]
+        return (tree.impurity[left] * tree.weighted_n_node_samples[left]
+                + tree.impurity[right] * tree.weighted_n_node_samples[right])
+
+    assert child_impurity(auto.tree_) <= child_impurity(univariate.tree_) + 1e-9 * n
+
+
+def _criterion_cuts(y, n_classes=2):
+    samples = np.arange(y.size)
+    labels = y.astype(np.int64)
+    targets = np.zeros(y.size)
+    weights = np.ones(y.size)
+    node_labels, node_targets, node_weight, counts, w_total, t_sum, _ = gather_node(
+        samples, labels, targets, weights, n_classes, GINI)
+    return CriterionCuts(node_labels, node_targets, node_weight, GINI, counts, w_total, t_sum,
+                         1, 0.0, np.empty(n_classes), np.empty(n_classes))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n_bins=st.integers(2, 64), n=st.integers(2, 300))
+def test_binned_scan_is_exact_when_bins_hold_one_value(seed, n_bins, n):
+    rng = np.random.default_rng(seed)
+    # integers 0..n_bins-1 fall in distinct bins (the bin width is below 1)
+    values = rng.integers(0, n_bins, size=n).astype(float)
+    y = rng.integers(0, 2, size=n)
+    cuts = _criterion_cuts(y)
+    binned = binned_cut(values, n_bins, cuts, _bin_buffers(n_bins, 2))
+    exact = scan_values(values, cuts.labels, cuts.targets, cuts.weights, GINI, cuts.counts,
+                        cuts.w_total, cuts.t_sum, 1, 0.0, np.empty(2), np.empty(2))
+    if np.isfinite(exact.proxy):
+        assert binned == pytest.approx(exact.proxy, rel=1e-12, abs=1e-12)
+    else:
+        assert binned == -np.inf
+
+
+def test_binned_scan_never_beats_the_exact_scan():
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        values = rng.normal(size=200)
+        y = (values + rng.normal(size=200) > 0).astype(int)
+        cuts = _criterion_cuts(y)
+        binned = binned_cut(values, 16, cuts, _bin_buffers(16, 2))
+        exact = scan_values(values, cuts.labels, cuts.targets, cuts.weights, GINI, cuts.counts,
+                            cuts.w_total, cuts.t_sum, 1, 0.0, np.empty(2), np.empty(2))
+        assert binned <= exact.proxy + 1e-9  # a bin boundary is one of the exact cuts
+
+
+def test_refinement_never_ends_below_the_coarse_angle():
+    X, y = _data(500, 5, 9)
+    rows = np.arange(500)
+    pair_j, pair_k = np.array([0, 0, 1, 2]), np.array([1, 3, 2, 4])
+    inv_scale = 1.0 / (X.max(axis=0) - X.min(axis=0))
+    coarse = coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, 8, 0, 0, 4,
+                                   y.astype(np.int64), np.zeros(500), np.ones(500), 2, GINI,
+                                   1, 0.0)
+    refined = coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, 8, 0, 5, 4,
+                                    y.astype(np.int64), np.zeros(500), np.ones(500), 2, GINI,
+                                    1, 0.0)
+    by_pair = dict(zip(coarse.pairs.tolist(), coarse.proxies.tolist()))
+    for pair, proxy in zip(refined.pairs.tolist(), refined.proxies.tolist()):
+        assert proxy >= by_pair[pair]
+    assert refined.proxies.max() >= coarse.proxies.max()
+
+
+def test_screening_keeps_the_best_univariate_features():
+    features = np.arange(6)
+    proxies = np.array([3.0, 5.0, -np.inf, 5.0, 1.0, 4.0])
+    inv_scale = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0])  # feature 4 is constant
+    assert screened_features(features, proxies, inv_scale, 3).tolist() == [1, 3, 5]
+    assert screened_features(features, proxies, inv_scale, 5).tolist() == [0, 1, 2, 3, 5]
+
+
+def test_spread_rows_are_evenly_spread_and_deterministic():
+    samples = np.arange(100, 1100)
+    rows = spread_rows(samples, 10)
+    assert rows.tolist() == list(range(100, 1100, 100))
+    assert spread_rows(samples[:5], 10).tolist() == samples[:5].tolist()
+
+
+def test_sampled_large_nodes_give_one_tree_for_any_thread_count():
+    X, y = _data(3000, 8, 11)
+    options = {"max_scan_samples": 300}
+    one = BivariateTreeClassifier(splitter_options=options, n_jobs=1, max_depth=6).fit(X, y)
+    two = BivariateTreeClassifier(splitter_options=options, n_jobs=2, max_depth=6).fit(X, y)
+    assert _tree_json(one) == _tree_json(two)
+    assert any(info and "angle" in info for info in one.split_info_)
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="max_pair_features"):
+        AutoSplitter(max_pair_features=1)
+    with pytest.raises(ValueError, match="n_bins"):
+        BivariateTreeClassifier(splitter_options={"n_bins": -1}).fit([[0, 1], [1, 0]], [0, 1])
