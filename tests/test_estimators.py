@@ -122,9 +122,9 @@ def test_too_many_pairs_is_explained():
     BivariateTreeClassifier(splitter="orientations", max_pairs=100, max_features=10,
                             random_state=0).fit(X, y)
     # the univariate splitter searches no pairs; the default searches the pairs among
-    # its 8 screened features (28)
+    # its 10 screened features (45)
     BivariateTreeClassifier(splitter="univariate", max_pairs=100).fit(X, y)
-    BivariateTreeClassifier(max_pairs=28).fit(X, y)
+    BivariateTreeClassifier(max_pairs=45).fit(X, y)
     with pytest.raises(ValueError, match="21 feature pairs"):
         BivariateTreeClassifier(max_pairs=20, splitter_options={"max_pair_features": 7}
                                 ).fit(X, y)

@@ -7,7 +7,7 @@ At every node:
    most ``exhaustive_work`` sample scans (small nodes), the node gets exactly
    the ``"orientations"`` search (bivariate CART);
 3. otherwise only the pairs among the ``max_pair_features`` features with the
-   best univariate cuts are searched: ``n_coarse`` angles each, then the
+   best univariate cuts (fewer on nodes of a few samples) are searched: ``n_coarse`` angles each, then the
    ``n_refine`` best pairs are refined by step halving for ``n_rounds`` rounds
    (:mod:`bivtree._kernels.angle_search`), down to an angular resolution of
    ``180 / (n_coarse 2^(n_rounds+1))`` degrees (0.7 degrees by default, against
@@ -71,12 +71,14 @@ class AutoSplitter(Splitter):
     exhaustive_work : int, default=0
         A node gets the exhaustive search when ``n_samples * n_pairs * n_directions``
         is at most this.
-    max_pair_features : int, default=8
-        Otherwise, the pairs among this many features (best univariate cuts) are searched.
+    max_pair_features : int, default=10
+        Otherwise, the pairs among this many features (best univariate cuts) are
+        searched; nodes of fewer than ``2 * max_pair_features`` samples screen half
+        as many features as they have samples, at least 4.
     n_coarse : int, default=8
         Angles per pair in the coarse phase.
     n_bins : int, default=32
-        Nodes with more than ``4 * n_bins`` samples rank the coarse angles by a
+        Nodes with more than ``2 * n_bins`` samples rank the coarse angles by a
         histogram scan instead of a sort, over ``n_bins`` bins or one per 16
         rows, up to 256 (0: always sort).
     n_refine : int, default=3
@@ -102,7 +104,7 @@ class AutoSplitter(Splitter):
     }
     estimator_params = ("n_orientations",)
 
-    def __init__(self, n_orientations=30, exhaustive_work=0, max_pair_features=8,
+    def __init__(self, n_orientations=30, exhaustive_work=0, max_pair_features=10,
                  n_coarse=8, n_bins=32, n_refine=3, n_rounds=4, max_scan_samples=4096):
         options = {"n_orientations": n_orientations, "exhaustive_work": exhaustive_work,
                    "max_pair_features": max_pair_features, "n_coarse": n_coarse,
@@ -117,23 +119,33 @@ class AutoSplitter(Splitter):
     def pairs_searched(self, n_features):
         """The pairs among the screened features, or all when the exhaustive search is cheaper."""
         all_pairs = n_features * (n_features - 1) // 2
-        if self.exhaustive_work > 0 or all_pairs * self.dir_a.size <= self._focused_work(n_features):
+        focused = self._focused_work(n_features, self.max_pair_features)
+        if self.exhaustive_work > 0 or all_pairs * self.dir_a.size <= focused:
             return all_pairs
         m = min(n_features, self.max_pair_features)
         return m * (m - 1) // 2
 
-    def _focused_work(self, n_varying):
-        """Projections the coarse-to-fine search scans among ``n_varying`` features."""
-        m = min(n_varying, self.max_pair_features)
+    def _screen_size(self, n):
+        """Features screened at a node of ``n`` samples: ``max_pair_features``, fewer on tiny nodes.
+
+        A node of a few samples has few distinct partitions to find, and such
+        nodes are most of a large tree's nodes: half as many features as
+        samples, at least 4.
+        """
+        return min(self.max_pair_features, max(4, n // 2))
+
+    def _focused_work(self, n_varying, m):
+        """Projections the coarse-to-fine search scans among ``min(n_varying, m)`` features."""
+        m = min(n_varying, m)
         return m * (m - 1) // 2 * self.n_coarse + 2 * self.n_refine * self.n_rounds
 
     def _coarse_bins(self, n):
         """Bins of the coarse phase's histogram scans on ``n`` rows (0: exact scans).
 
         About 16 rows per bin on average, at least ``n_bins`` and at most 256
-        bins; up to ``4 * n_bins`` rows the exact scan is used.
+        bins; up to ``2 * n_bins`` rows the exact scan is used.
         """
-        if self.n_bins == 0 or n <= 4 * self.n_bins:
+        if self.n_bins == 0 or n <= 2 * self.n_bins:
             return 0
         return min(256, max(self.n_bins, n // 16))
 
@@ -145,13 +157,13 @@ class AutoSplitter(Splitter):
         univariate = univariate_split_from_cuts(cuts, features)
         n_varying = int(np.count_nonzero(scaling.inv_scale[features] > 0))
         exhaustive = n_varying * (n_varying - 1) // 2 * self.dir_a.size
-        focused = self._focused_work(n_varying)
+        screen = self._screen_size(n)
+        focused = self._focused_work(n_varying, screen)
         if exhaustive <= focused or n * exhaustive <= self.exhaustive_work:
             with threads_for_work(n * exhaustive):
                 return best_direction_split(data, samples, features, univariate, self.dir_a,
                                             self.dir_b, scaling.offset, scaling.inv_scale)
-        top = screened_features(features, cuts.proxies, scaling.inv_scale,
-                                self.max_pair_features)
+        top = screened_features(features, cuts.proxies, scaling.inv_scale, screen)
         rows = spread_rows(samples, self.max_scan_samples)
         with threads_for_work(rows.shape[0] * focused):
             return self._coarse_to_fine(data, samples, rows, top, univariate, scaling.inv_scale)
@@ -166,13 +178,17 @@ class AutoSplitter(Splitter):
             self._coarse_bins(rows.shape[0]), self.n_rounds,
             self.n_refine, data.labels, data.targets, data.sample_weight, data.n_classes,
             data.criterion, data.min_samples_leaf, data.min_weight_leaf)
-        dir_a, dir_b = np.cos(found.angles), np.sin(found.angles)
+        # best refined proxy first; ties keep the coarse order (pair index)
+        ranked = np.argsort(-found.proxies, kind="stable")
+        ranked = ranked[np.isfinite(found.proxies[ranked])]
         # on a part of the node the ranking is approximate: every refined
         # candidate gets its exact threshold on all samples and the best is
-        # kept; on the whole node the first candidate is the best
-        n_final = found.pairs.size if rows.shape[0] < samples.shape[0] else min(1, found.pairs.size)
+        # kept; on the whole node the first one is the best
+        if rows.shape[0] == samples.shape[0]:
+            ranked = ranked[:1]
+        dir_a, dir_b = np.cos(found.angles), np.sin(found.angles)
         best = univariate
-        for c in range(n_final):
+        for c in ranked:
             best = finish_bivariate(data, samples, best, found.pairs[c], pair_j, pair_k, dir_a,
                                     dir_b, c, inv_scale, n_pairs=int(pair_j.size),
                                     angle=float(np.degrees(found.angles[c])))
