@@ -15,7 +15,9 @@ stratified 75/25 split chooses ``ccp_alpha`` from one fixed grid (the tool fitte
 on the 75 % with each value, scored on the 25 %; ties to the larger value), then
 the tool is refitted on the whole training fold with it. bivtree and
 scikit-learn prune their grown tree (the same trees as refitting with
-``ccp_alpha``); obliquetree is refitted once per value. Tools whose unpruned fit
+``ccp_alpha``); obliquetree is refitted once per value, with the value in its
+own units (times the number of training rows: its ``ccp_alpha`` counts
+impurity in samples). Tools whose unpruned fit
 takes longer than ``--pruned-limit`` seconds are not run pruned (reported).
 
 Run from the repository root (takes tens of minutes; keep the machine idle)::
@@ -40,9 +42,10 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
-from bivtree import BivariateTreeClassifier, prune_tree
+from bivtree import BivariateTreeClassifier
 from bivtree.datasets import load_keel
 from bivtree.experiments.machine import machine_description
+from bivtree.pruning import prune_tree
 
 SETS = ["pima", "wdbc", "vehicle", "segment", "spambase", "satimage", "penbased", "letter"]
 TOOLS = ["auto", "orientations", "optimal", "obliquetree", "sklearn"]
@@ -51,14 +54,16 @@ FIELDS = ["set", "tool", "pruning", "fold", "accuracy", "leaves", "cpu_s", "wall
           "note"]
 
 
-def make_tool(tool, optimal_limit, ccp_alpha=0.0):
-    """A fresh, unfitted estimator of ``tool``."""
+def make_tool(tool, optimal_limit, ccp_alpha=0.0, n_fit=1):
+    """A fresh, unfitted estimator of ``tool`` (``n_fit``: the rows it will be fitted on)."""
     if tool == "sklearn":
         return DecisionTreeClassifier(random_state=0, ccp_alpha=ccp_alpha)
     if tool == "obliquetree":
         from obliquetree import Classifier
+        # its ccp_alpha counts impurity in samples, not in fractions of them (0.02 leaves
+        # its wdbc tree unchanged, 5 cuts it to 3 leaves): the same alpha is alpha * n
         return Classifier(use_oblique=True, n_pair=2, max_depth=-1, random_state=0,
-                          ccp_alpha=ccp_alpha)
+                          ccp_alpha=ccp_alpha * n_fit)
     options = {"fit_time_limit": optimal_limit} if tool == "optimal" else None
     return BivariateTreeClassifier(splitter=tool, n_jobs=1, splitter_options=options)
 
@@ -98,7 +103,8 @@ def choose_alpha(tool, X, y, optimal_limit):
             scores.append(np.mean(predict(X_val) == y_val))
     else:
         for alpha in ALPHAS:
-            model = make_tool(tool, optimal_limit, ccp_alpha=alpha).fit(X_fit, y_fit)
+            model = make_tool(tool, optimal_limit, ccp_alpha=alpha,
+                              n_fit=len(y_fit)).fit(X_fit, y_fit)
             scores.append(np.mean(model.predict(X_val) == y_val))
     best = max(scores)
     return max(a for a, s in zip(ALPHAS, scores) if s == best)
@@ -111,7 +117,8 @@ def run_fold(tool, pruning, X_train, y_train, X_test, y_test, optimal_limit):
     if pruning == "pruned":
         alpha = choose_alpha(tool, X_train, y_train, optimal_limit)
     bivtree_tool = tool in ("auto", "orientations", "optimal")
-    model = make_tool(tool, optimal_limit, ccp_alpha=0.0 if bivtree_tool else alpha)
+    model = make_tool(tool, optimal_limit, ccp_alpha=0.0 if bivtree_tool else alpha,
+                      n_fit=len(y_train))
     model.fit(X_train, y_train)
     note = ""
     if tool == "optimal" and any(info and info.get("stopped") for info in model.split_info_):
@@ -147,7 +154,16 @@ def should_skip(tool, name, pruning, rows, args):
     return None
 
 
+def warm_up(tools, optimal_limit):
+    """Load every tool's compiled code (numba's cache) before anything is timed."""
+    X, y = load_keel("pima")
+    y = np.unique(y, return_inverse=True)[1]
+    for tool in tools:
+        make_tool(tool, optimal_limit).fit(X[:200], y[:200])
+
+
 def run(args):
+    warm_up(args.tools, args.optimal_limit)
     done = load_done(args.csv)
     new_file = not os.path.exists(args.csv)
     with open(args.csv, "a", newline="") as fh:

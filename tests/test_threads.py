@@ -96,7 +96,7 @@ _LONG_FIT = textwrap.dedent("""
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX")
-@pytest.mark.parametrize("splitter", ["auto", "orientations"])
+@pytest.mark.parametrize("splitter", ["auto", "orientations", "optimal"])
 def test_sigint_stops_a_long_fit_with_keyboard_interrupt(splitter):
     child = subprocess.Popen(
         [sys.executable, "-c", _LONG_FIT, splitter], stdout=subprocess.PIPE,

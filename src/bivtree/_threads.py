@@ -226,3 +226,39 @@ def check_interrupt():
         return
     if previous is not signal.SIG_IGN:
         raise KeyboardInterrupt
+
+
+def call_stoppable(function, stop_flag, *args):
+    """``function(*args)``, a long compiled search that Ctrl-C stops through ``stop_flag``.
+
+    A single compiled call can run for minutes (one node of the optimal
+    splitter), and Python's handler cannot run while the calling thread is
+    inside it. During a fit in the main thread the call therefore runs in a
+    helper thread (the kernels release the GIL) with the fit's thread count,
+    while the main thread waits in short steps: on Ctrl-C it sets
+    ``stop_flag[0] = 1``, which the kernel polls, and once the search has
+    returned, :func:`check_interrupt` raises ``KeyboardInterrupt``. Elsewhere
+    it is a plain call.
+    """
+    if _sigint.depth == 0 or threading.current_thread() is not threading.main_thread():
+        return function(*args)
+    n_threads = numba.get_num_threads()
+    outcome = {}
+
+    def search():
+        numba.set_num_threads(n_threads)  # the count is per thread in numba
+        try:
+            outcome["result"] = function(*args)
+        except BaseException as error:  # handed to the waiting thread  # noqa: BLE001
+            outcome["error"] = error
+
+    helper = threading.Thread(target=search, name="bivtree-search", daemon=True)
+    helper.start()
+    while helper.is_alive():
+        helper.join(0.05)
+        if _sigint.pending:
+            stop_flag[0] = 1
+    if "error" in outcome:
+        raise outcome["error"]
+    check_interrupt()
+    return outcome["result"]

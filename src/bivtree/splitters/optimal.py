@@ -28,7 +28,7 @@ from .._kernels.bnb_bounds import PAPER, VERTEX, root_lower_bound
 from .._kernels.bnb_search import bnb_search, node_features
 from .._kernels.scan import gather_node
 from .._kernels.sweep import StopTimer, node_statistics, sweep_pair, sweep_search
-from .._threads import PARALLEL_MIN_WORK  # nodes with less work: one thread
+from .._threads import PARALLEL_MIN_WORK, call_stoppable
 from .._validation import Integral, Interval, Options, Real, check_params
 from ._base import BEATS_TOLERANCE, Splitter, candidate_pairs, register
 from ._pairs import finish_bivariate
@@ -190,9 +190,10 @@ class OptimalSplitter(Splitter):
         # the timer also bounds the sweep that the write-back may fall back on
         timer = StopTimer(self._node_time_limit())
         try:
-            candidate, lower, stopped = self._search(
-                method, data, Z, order, rank, pi, pk, stats, incumbent, root_lb, features, info,
-                timer.flag)
+            # in a helper thread, so that Ctrl-C can raise the stop flag the kernels poll
+            candidate, lower, stopped = call_stoppable(
+                self._search, timer.flag, method, data, Z, order, rank, pi, pk, stats,
+                incumbent, root_lb, features, info, timer.flag)
             split = univariate
             if candidate is not None:
                 split = self._rule(data, samples, univariate, candidate, inv_scale, tol, Z,
