@@ -138,14 +138,33 @@ def _bin_buffers(n_bins, n_classes):
             np.empty(size, dtype=np.int64))
 
 
+class PairWorkspace(NamedTuple):
+    """One pair's columns over the scanned rows and the scratch its scans share."""
+
+    pair_x: np.ndarray
+    rule_features: np.ndarray
+    rule_weights: np.ndarray
+    rows: np.ndarray
+    values: np.ndarray
+    cuts: CriterionCuts
+
+
 @njit(**NUMBA_OPTS)
-def _pair_buffers(n):
+def _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion, counts,
+                    w_total, t_sum, min_samples_leaf, min_weight_leaf):
+    """:class:`PairWorkspace` of pair ``(j, k)``: its rule is ``x_j + w x_k`` on local rows."""
+    n = rows.shape[0]
+    n_classes = counts.shape[0]
     rule_features = np.empty(2, dtype=np.int64)
     rule_features[0] = 0
     rule_features[1] = 1
     rule_weights = np.empty(2, dtype=np.float64)
     rule_weights[0] = 1.0
-    return rule_features, rule_weights, np.arange(n), np.empty(n, dtype=np.float64)
+    cuts = CriterionCuts(node_labels, node_targets, node_weight, criterion, counts, w_total,
+                         t_sum, min_samples_leaf, min_weight_leaf, np.empty(n_classes),
+                         np.empty(n_classes))
+    return PairWorkspace(gather_pair(X, rows, j, k), rule_features, rule_weights, np.arange(n),
+                         np.empty(n, dtype=np.float64), cuts)
 
 
 @njit(**NUMBA_OPTS)
@@ -189,23 +208,20 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
     """
     node_labels, node_targets, node_weight, counts, w_total, t_sum, _ = gather_node(
         rows, labels, targets, sample_weight, n_classes, criterion)
-    n = rows.shape[0]
     n_pairs = pair_j.shape[0]
     coarse_proxy = np.full(n_pairs, -np.inf)
     coarse_angle = np.zeros(n_pairs)
     for q in prange(n_pairs):
         j = pair_j[q]
         k = pair_k[q]
-        pair_x = gather_pair(X, rows, j, k)
-        rule_features, rule_weights, local_rows, values = _pair_buffers(n)
-        cuts = CriterionCuts(node_labels, node_targets, node_weight, criterion, counts, w_total,
-                             t_sum, min_samples_leaf, min_weight_leaf,
-                             np.empty(n_classes), np.empty(n_classes))
+        ws = _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion,
+                             counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
         bins = _bin_buffers(max(1, n_bins), n_classes)
         for h in range(n_coarse):
             theta = math.pi * (h + 0.5) / n_coarse
-            proxy = coarse_proxy_at(pair_x, theta, inv_scale[j], inv_scale[k], rule_features,
-                                    rule_weights, local_rows, values, cuts, n_bins, bins)
+            proxy = coarse_proxy_at(ws.pair_x, theta, inv_scale[j], inv_scale[k],
+                                    ws.rule_features, ws.rule_weights, ws.rows, ws.values,
+                                    ws.cuts, n_bins, bins)
             if proxy > coarse_proxy[q]:
                 coarse_proxy[q] = proxy
                 coarse_angle[q] = theta
@@ -218,11 +234,8 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
         q = chosen[c]
         j = pair_j[q]
         k = pair_k[q]
-        pair_x = gather_pair(X, rows, j, k)
-        rule_features, rule_weights, local_rows, values = _pair_buffers(n)
-        cuts = CriterionCuts(node_labels, node_targets, node_weight, criterion, counts, w_total,
-                             t_sum, min_samples_leaf, min_weight_leaf,
-                             np.empty(n_classes), np.empty(n_classes))
+        ws = _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion,
+                             counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
         theta = coarse_angle[q]
         best = coarse_proxy[q]
         step = math.pi / (2.0 * n_coarse)
@@ -230,8 +243,9 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
             # lower angle first, so a tie between the two goes to it
             for trial in (theta - step, theta + step):
                 if 0.0 < trial < math.pi:
-                    cut = scan_angle(pair_x, trial, inv_scale[j], inv_scale[k], rule_features,
-                                     rule_weights, local_rows, values, cuts)
+                    cut = scan_angle(ws.pair_x, trial, inv_scale[j], inv_scale[k],
+                                     ws.rule_features, ws.rule_weights, ws.rows, ws.values,
+                                     ws.cuts)
                     if cut.proxy > best:
                         best = cut.proxy
                         theta = trial
