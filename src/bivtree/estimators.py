@@ -666,6 +666,7 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
             min_samples_leaf=rules["min_samples_leaf"],
             min_weight_leaf=rules["min_weight_leaf"])
         grower = TreeGrower(splitter, sample_features=sample_features,
+                            draws_features=self.max_features_ < n_features,
                             n_slots=max(2, min(splitter.max_node_features, n_features)),
                             verbose=self.verbose,
                             **rules)

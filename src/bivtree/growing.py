@@ -5,13 +5,25 @@ univariate splitter grows scikit-learn's tree: a node is a leaf when it is at
 ``max_depth``, has fewer than ``min_samples_split`` samples, fewer than
 ``2 * min_samples_leaf`` samples or ``2 * min_weight_leaf`` weight, is pure, has
 no valid split, or its best split decreases the weighted impurity by less than
-``min_impurity_decrease``. Nodes are numbered in creation order, so children
-always have larger ids than their parent.
+``min_impurity_decrease``. Nodes are numbered in preorder (a node, its left subtree, its right subtree) when
+growing depth first, and in creation order when growing best first; either way
+children have larger ids than their parent.
+
+With more than one kernel thread, depth-first growth of a splitter that allows it
+grows whole subtrees at once: the top of the tree is split first, one node at a
+time with every thread inside each node's search, until no unsplit node holds
+more than a share of the samples; then the subtrees below are grown by as many
+Python threads as the fit has, each with one kernel thread (the kernels release
+the GIL), largest first, and stitched together in preorder. A node's split
+depends only on its samples, so the tree is the same as with one thread.
 """
 
 import heapq
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
+import numba
 import numpy as np
 
 from ._config import IMPURITY_EPSILON, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
@@ -37,6 +49,19 @@ class _NodeList:
             self.rows[parent]["left" if is_left else "right"] = node
         return node
 
+    def append_subtree(self, parent, is_left, subtree):
+        """Append ``subtree``'s rows (a list in preorder, root first), ids shifted; returns its root."""
+        offset = len(self.rows)
+        for row in subtree.rows:
+            row = dict(row)
+            for side in ("left", "right"):
+                if row[side] != TREE_LEAF:
+                    row[side] += offset
+            self.rows.append(row)
+        if parent >= 0:
+            self.rows[parent]["left" if is_left else "right"] = offset
+        return offset
+
     def to_tree(self, n_features):
         n, k = len(self.rows), self.n_slots
         features = np.full((n, k), NO_FEATURE, dtype=ITYPE)
@@ -59,6 +84,26 @@ class _NodeList:
             category_mask)
 
 
+#: a subtree grown on its own thread has at least this many samples at its root; smaller
+#: trees are grown on one thread.
+PARALLEL_MIN_SUBTREE = 1000
+
+
+class _Aborted(Exception):
+    """Raised in a thread growing a subtree when another one failed."""
+
+
+class _Pending:
+    """A node of the top of a tree grown in parallel: its samples ``[start, end)``, and
+    either its split and two children, a subtree grown on a thread, or neither (a leaf)."""
+
+    __slots__ = ("children", "depth", "end", "split", "start", "subtree", "summary")
+
+    def __init__(self, start, end, depth, summary):
+        self.start, self.end, self.depth, self.summary = start, end, depth, summary
+        self.split = self.children = self.subtree = None
+
+
 class TreeGrower:
     """Grow a tree with a splitter under scikit-learn's stopping rules.
 
@@ -74,6 +119,9 @@ class TreeGrower:
         When set, nodes are expanded best first (largest impurity decrease).
     sample_features : callable
         Returns the sorted candidate features for the next node.
+    draws_features : bool
+        Whether ``sample_features`` draws at random: the draws' order then
+        fixes the tree, so it is grown on one thread.
     n_slots : int
         Feature slots per node in the resulting tree.
     verbose : int
@@ -81,7 +129,7 @@ class TreeGrower:
 
     def __init__(self, splitter, *, max_depth, min_samples_split, min_samples_leaf,
                  min_weight_leaf, min_impurity_decrease, max_leaf_nodes, sample_features,
-                 n_slots, verbose=0):
+                 n_slots, draws_features=False, verbose=0):
         self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -90,6 +138,7 @@ class TreeGrower:
         self.min_impurity_decrease = min_impurity_decrease
         self.max_leaf_nodes = max_leaf_nodes
         self.sample_features = sample_features
+        self.draws_features = draws_features
         self.n_slots = n_slots
         self.verbose = verbose
 
@@ -140,24 +189,36 @@ class TreeGrower:
         self.splitter.prepare(data)
         nodes = _NodeList(self.n_slots)
         t0 = time.perf_counter()
-        if self.max_leaf_nodes is None:
-            self._grow_depth_first(data, samples, nodes, t0)
+        root = self._summary(data, samples)
+        n_threads = numba.get_num_threads()
+        if self.max_leaf_nodes is not None:
+            self._grow_best_first(data, samples, nodes, root, t0)
+        elif (n_threads > 1 and self.splitter.parallel_subtrees and not self.draws_features
+              and samples.shape[0] >= 2 * PARALLEL_MIN_SUBTREE):
+            self._grow_subtrees_in_parallel(data, samples, nodes, root, n_threads, t0)
         else:
-            self._grow_best_first(data, samples, nodes, t0)
+            self._grow_depth_first(data, samples, nodes, _Pending(0, samples.shape[0], 0, root),
+                                   root[1], t0)
         self._progress(nodes, t0, force=True)
         # what the splitter reported about each decision node's search
         self.split_info = [row["split"].info if row["split"] is not None
                            and row["left"] != TREE_LEAF else None for row in nodes.rows]
         return nodes.to_tree(data.n_features)
 
-    def _grow_depth_first(self, data, samples, nodes, t0):
-        root = self._summary(data, samples)
-        w_root = root[1]
-        stack = [(0, samples.shape[0], 0, -1, False, root)]
+    def _grow_depth_first(self, data, samples, nodes, top, w_root, t0, abort=None):
+        """Grow the subtree of ``top`` depth first into ``nodes`` (ids in preorder).
+
+        ``abort`` (a threading.Event), when given, stops the growth at the next
+        node once it is set.
+        """
+        stack = [(top.start, top.end, top.depth, -1, False, top.summary)]
         while stack:
+            if abort is not None and abort.is_set():
+                raise _Aborted
             start, end, depth, parent, is_left, summary = stack.pop()
             node = nodes.add(parent, is_left, end - start, summary)
-            self._progress(nodes, t0)
+            if abort is None:
+                self._progress(nodes, t0)
             if self._is_leaf_before_split(depth, end - start, summary):
                 continue
             result = self._split(data, samples, start, end, summary, w_root)
@@ -169,8 +230,106 @@ class TreeGrower:
             stack.append((mid, end, depth + 1, node, False, right))
             stack.append((start, mid, depth + 1, node, True, left))
 
-    def _grow_best_first(self, data, samples, nodes, t0):
-        root = self._summary(data, samples)
+    def _grow_subtrees_in_parallel(self, data, samples, nodes, root, n_threads, t0):
+        """Depth-first growth with ``n_threads`` threads, subtrees at once (see the module)."""
+        w_root = root[1]
+        # unsplit nodes above this size are split first, with every thread per node
+        share = max(PARALLEL_MIN_SUBTREE, samples.shape[0] // (4 * n_threads))
+        top = _Pending(0, samples.shape[0], 0, root)
+        queue, subtrees = [top], []
+        while queue:
+            node = queue.pop()
+            if node.end - node.start <= share:
+                subtrees.append(node)
+                continue
+            if self._is_leaf_before_split(node.depth, node.end - node.start, node.summary):
+                continue
+            result = self._split(data, samples, node.start, node.end, node.summary, w_root)
+            if result is None:
+                continue
+            node.split, mid, left, right, _ = result
+            node.children = (_Pending(node.start, mid, node.depth + 1, left),
+                             _Pending(mid, node.end, node.depth + 1, right))
+            queue.extend(node.children)
+        grown = self._grow_all(data, samples, subtrees, w_root, n_threads, t0)
+        # stitched in preorder, as one thread numbers them
+        stack = [(top, -1, False)]
+        while stack:
+            node, parent, is_left = stack.pop()
+            if node.subtree is not None:
+                nodes.append_subtree(parent, is_left, grown[node.subtree])
+                continue
+            index = nodes.add(parent, is_left, node.end - node.start, node.summary)
+            if node.children is not None:
+                nodes.rows[index]["split"] = node.split
+                stack.append((node.children[1], index, False))
+                stack.append((node.children[0], index, True))
+
+    def _grow_all(self, data, samples, subtrees, w_root, n_threads, t0):
+        """Grow every pending node of ``subtrees`` on ``n_threads`` threads, largest first.
+
+        Sets each one's ``subtree`` to the index of its grown node list in the
+        returned list. Each thread uses one kernel thread; if one fails (or
+        Ctrl-C stops it), the others stop at their next node and the error is raised.
+        """
+        for index, node in enumerate(subtrees):
+            node.subtree = index
+        abort = threading.Event()
+
+        def grow_one(node):
+            numba.set_num_threads(1)  # per thread in numba: the fit's threads grow subtrees
+            grown = _NodeList(self.n_slots)
+            try:
+                self._grow_depth_first(data, samples, grown, node, w_root, t0, abort=abort)
+            except BaseException:
+                abort.set()  # the other threads stop at their next node
+                raise
+            return grown
+
+        largest_first = sorted(subtrees, key=lambda node: node.start - node.end)
+        grown = [None] * len(subtrees)
+        pool = ThreadPoolExecutor(n_threads, thread_name_prefix="bivtree-grow")
+        futures = [pool.submit(grow_one, node) for node in largest_first]
+        try:
+            done = 0
+            for node, future in zip(largest_first, futures):
+                grown[node.subtree] = future.result()
+                done += len(grown[node.subtree].rows)
+                if self.verbose:
+                    print(f"[bivtree] {done} nodes in subtrees, "
+                          f"{time.perf_counter() - t0:.1f} s", flush=True)
+        except BaseException as error:
+            abort.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            # the error that stopped the growth, not a thread's stop on seeing it
+            for future in futures:
+                if future.done() and not future.cancelled():
+                    cause = future.exception()
+                    if cause is not None and not isinstance(cause, _Aborted):
+                        raise cause from None
+            raise error from None
+        pool.shutdown(wait=True)
+        return grown
+
+        largest_first = sorted(subtrees, key=lambda node: node.start - node.end)
+        with ThreadPoolExecutor(n_threads, thread_name_prefix="bivtree-grow") as pool:
+            futures = {node.subtree: pool.submit(grow_one, node) for node in largest_first}
+            grown, done = [None] * len(subtrees), 0
+            try:
+                for node in largest_first:
+                    grown[node.subtree] = futures[node.subtree].result()
+                    done += len(grown[node.subtree].rows)
+                    if self.verbose:
+                        print(f"[bivtree] {done} nodes in subtrees, "
+                              f"{time.perf_counter() - t0:.1f} s", flush=True)
+            except BaseException:
+                abort.set()
+                for future in futures.values():
+                    future.cancel()
+                raise
+        return grown
+
+    def _grow_best_first(self, data, samples, nodes, root, t0):
         w_root = root[1]
         frontier = []
         counter = 0

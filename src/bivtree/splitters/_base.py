@@ -130,6 +130,9 @@ class Splitter:
     max_node_features = 1
     #: whether the search looks at feature pairs (used to warn about their number).
     searches_pairs = False
+    #: whether :meth:`find_split` may run for several nodes at once (it changes no state
+    #: of the splitter), so that a fit with several threads grows subtrees in parallel.
+    parallel_subtrees = False
     #: the estimators it grows trees for: ``"classification"``, ``"regression"``.
     tasks = ("classification", "regression")
     #: option name -> allowed values (bivtree._validation); its keys are every

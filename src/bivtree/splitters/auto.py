@@ -92,6 +92,7 @@ class AutoSplitter(Splitter):
     name = "auto"
     max_node_features = 2
     searches_pairs = True
+    parallel_subtrees = True
     _parameter_constraints: ClassVar[dict] = {
         "n_orientations": [Interval(Integral, 1, None, closed="left")],
         "exhaustive_work": [Interval(Integral, 0, None, closed="left")],

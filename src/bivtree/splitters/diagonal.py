@@ -23,6 +23,7 @@ class DiagonalSplitter(Splitter):
     """BIT2: the sum and the difference of each pair of [0, 1]-scaled features."""
 
     name = "diagonal"
+    parallel_subtrees = True
     max_node_features = 2
     searches_pairs = True
 

@@ -47,6 +47,7 @@ class OrientationSplitter(Splitter):
     """
 
     name = "orientations"
+    parallel_subtrees = True
     max_node_features = 2
     searches_pairs = True
     _parameter_constraints: ClassVar[dict] = {"n_orientations": [Interval(Integral, 1, None, closed="left")]}

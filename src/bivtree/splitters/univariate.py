@@ -93,6 +93,7 @@ class UnivariateSplitter(Splitter):
 
     name = "univariate"
     max_node_features = 1
+    parallel_subtrees = True
 
     def find_split(self, data, samples, features):
         return best_univariate_split(data, samples, features)
