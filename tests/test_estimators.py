@@ -122,11 +122,11 @@ def test_too_many_pairs_is_explained():
     BivariateTreeClassifier(splitter="orientations", max_pairs=100, max_features=10,
                             random_state=0).fit(X, y)
     # the univariate splitter searches no pairs; the default searches the pairs among
-    # its 10 screened features (45)
+    # its 12 screened features (66) and those of the best one with the 18 others
     BivariateTreeClassifier(splitter="univariate", max_pairs=100).fit(X, y)
-    BivariateTreeClassifier(max_pairs=45).fit(X, y)
-    with pytest.raises(ValueError, match="21 feature pairs"):
-        BivariateTreeClassifier(max_pairs=20, splitter_options={"max_pair_features": 7}
+    BivariateTreeClassifier(max_pairs=84).fit(X, y)
+    with pytest.raises(ValueError, match="44 feature pairs"):
+        BivariateTreeClassifier(max_pairs=43, splitter_options={"max_pair_features": 7}
                                 ).fit(X, y)
 
 

@@ -79,6 +79,16 @@ def test_work_chunks_cover_every_item_once():
     assert list(work_chunks(5, 1)) == [slice(0, 5)]
 
 
+@needs_two_threads
+def test_work_chunks_hold_a_multiple_of_the_threads():
+    # three features' worth of work per chunk would leave one of two threads idle a third
+    # of the time: chunks of two
+    with numba_threads(2):
+        sizes = [s.stop - s.start for s in work_chunks(18, 600_000)]
+        assert sizes == [2] * 9
+        assert [s.stop - s.start for s in work_chunks(5, 10**9)] == [2, 2, 1]
+
+
 _LONG_FIT = textwrap.dedent("""
     import signal
     import sys

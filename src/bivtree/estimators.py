@@ -770,8 +770,9 @@ class TreeRegressorOutputs:
 _COMMON_DOC = """
     splitter : {"auto", "orientations", "univariate", "diagonal", ...}, default="auto"
         Split search. ``"auto"``: bivariate CART's search where it is cheap
-        and elsewhere a coarse-to-fine search of the pairs among the 10
-        features with the best univariate cuts, directions chosen on at most
+        and elsewhere a coarse-to-fine search of the pairs among the 12
+        features with the best univariate cuts (and of the best one with
+        every other), directions chosen on at most
         4,096 samples of a node and thresholds exact on all of them (see
         :mod:`bivtree.splitters.auto` for what it guarantees).
         ``"orientations"``: bivariate CART of Kairgeldin and

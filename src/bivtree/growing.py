@@ -50,14 +50,18 @@ class _NodeList:
         return node
 
     def append_subtree(self, parent, is_left, subtree):
-        """Append ``subtree``'s rows (a list in preorder, root first), ids shifted; returns its root."""
+        """Move ``subtree``'s rows (a list in preorder, root first) here, ids shifted.
+
+        ``subtree`` is left empty (its rows are not copied: a large tree has
+        hundreds of thousands). Returns the id of its root.
+        """
         offset = len(self.rows)
         for row in subtree.rows:
-            row = dict(row)
             for side in ("left", "right"):
                 if row[side] != TREE_LEAF:
                     row[side] += offset
-            self.rows.append(row)
+        self.rows.extend(subtree.rows)
+        subtree.rows = []
         if parent >= 0:
             self.rows[parent]["left" if is_left else "right"] = offset
         return offset
