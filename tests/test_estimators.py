@@ -279,6 +279,30 @@ def test_feature_importances():
     assert np.all(imp[np.setdiff1d(np.arange(X.shape[1]), used)] == 0)
 
 
+def test_node_spreads_equal_the_two_pass_weighted_std():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(600, 4)) * [1.0, 1e-3, 50.0, 1.0] + [0.0, 1e6, -3.0, 0.0]
+    y = (X[:, 0] + X[:, 3] > 0).astype(int)
+    weight = rng.integers(0, 4, 600).astype(float)  # zero weights reach nodes too
+    clf = BivariateTreeClassifier(max_depth=4).fit(X, y, sample_weight=weight)
+    tree = clf.tree_
+    spreads = tree.node_spreads(np.asfortranarray(X), weight)
+    paths = tree.decision_path(X).tocsc()
+    for node in np.flatnonzero(~tree.is_leaf):
+        rows = paths.indices[paths.indptr[node]:paths.indptr[node + 1]]
+        w = weight[rows]
+        for s, f in enumerate(tree.features[node]):
+            if f < 0:
+                assert spreads[node, s] == 0.0
+                continue
+            x = X[rows, f]
+            mean = np.average(x, weights=w)
+            expected = np.sqrt(np.average((x - mean) ** 2, weights=w))
+            np.testing.assert_allclose(spreads[node, s], expected, rtol=1e-9,
+                                       atol=1e-12 * np.abs(x).max())
+    assert np.all(spreads[tree.is_leaf] == 0.0)
+
+
 def test_regressor_basics():
     X, _ = continuous_data()
     y = X[:, 0] + 2 * X[:, 1]

@@ -393,7 +393,7 @@ class FittedTreeMixin:
         internal = np.flatnonzero(~tree.is_leaf)
         if internal.size == 0:
             return importances
-        paths = tree.decision_path(X).tocsc()
+        spreads = None
         wn = tree.weighted_n_node_samples
         for node in internal:
             left, right = tree.children_left[node], tree.children_right[node]
@@ -404,14 +404,9 @@ class FittedTreeMixin:
             if feats.size == 1:
                 importances[feats[0]] += decrease
                 continue
-            rows = paths.indices[paths.indptr[node]:paths.indptr[node + 1]]
-            w = sample_weight[rows]
-            spread = np.empty(feats.size)
-            for s, (f, c) in enumerate(zip(feats, coefs)):
-                x = X[rows, f]
-                mean = np.average(x, weights=w) if w.sum() > 0 else x.mean()
-                var = np.average((x - mean) ** 2, weights=w) if w.sum() > 0 else x.var()
-                spread[s] = abs(c) * np.sqrt(var)
+            if spreads is None:  # the weighted std of every node's features, one pass
+                spreads = tree.node_spreads(X, sample_weight)
+            spread = np.abs(coefs) * spreads[node][used]
             share = spread / spread.sum() if spread.sum() > 0 else np.full(feats.size,
                                                                            1.0 / feats.size)
             np.add.at(importances, feats, decrease * share)

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from ._config import DTYPE, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
-from ._kernels.traversal import MAX_CATEGORY, apply_rows, decision_path_rows
+from ._kernels.traversal import MAX_CATEGORY, apply_rows, decision_path_rows, node_spreads
 
 #: version of the dictionary layout produced by :meth:`Tree.to_dict` (2 added
 #: ``category_mask``; version 1 dictionaries, which have none, are still read).
@@ -352,6 +352,28 @@ class Tree:
             self.threshold, self.category_mask, self.max_depth + 1)
         data = np.ones(indices.shape[0], dtype=np.int64)
         return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    def node_spreads(self, X, sample_weight):
+        """Weighted std of each node's features over the rows of ``X`` reaching it.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+        sample_weight : ndarray of shape (n_samples,)
+
+        Returns
+        -------
+        ndarray of shape (node_count, n_slots)
+            Zero for unused slots, leaves and nodes no weight reached
+            (``_kernels/traversal.node_spreads``).
+        """
+        X = np.asarray(X, dtype=DTYPE)  # either memory order: no copy of a large X
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(
+                f"X has shape {X.shape}; this tree expects (n_samples, {self.n_features})")
+        return node_spreads(X, np.ascontiguousarray(sample_weight, dtype=DTYPE),
+                            self.children_left, self.children_right, self.features,
+                            self.weights, self.threshold, self.category_mask)
 
     # ---------------------------------------------------------- serialization
     def to_dict(self):

@@ -138,3 +138,49 @@ def decision_path_rows(X, children_left, children_right, features, weights, thre
             pos += 1
         indptr[i + 1] = pos
     return indptr, indices[:pos]
+
+
+@njit(**NUMBA_OPTS)
+def node_spreads(X, sample_weight, children_left, children_right, features, weights, threshold,
+                 category_mask):
+    """Weighted standard deviation of each used feature over the rows reaching each node.
+
+    One pass over the rows and their paths, with Welford's weighted update (stable
+    when a feature's values sit far from zero), so no row-by-node table is built:
+    a tree of 10^5 nodes on 10^6 rows needs a few megabytes instead of gigabytes.
+
+    Returns
+    -------
+    float64 (n_nodes, n_slots)
+        ``std[node, s]`` for the feature ``features[node, s]`` of a decision node;
+        0 for unused slots, leaves and nodes that no weight reached.
+    """
+    n_nodes, n_slots = features.shape
+    w_sum = np.zeros(n_nodes)
+    mean = np.zeros((n_nodes, n_slots))
+    m2 = np.zeros((n_nodes, n_slots))
+    for i in range(X.shape[0]):
+        w = sample_weight[i]
+        node = 0
+        while children_left[node] != -1:
+            if w > 0.0:
+                w_sum[node] += w
+                share = w / w_sum[node]
+                for s in range(n_slots):
+                    f = features[node, s]
+                    if f >= 0:
+                        x = X[i, f]
+                        delta = x - mean[node, s]
+                        mean[node, s] += share * delta
+                        m2[node, s] += w * delta * (x - mean[node, s])
+            if goes_left(X, i, features[node], weights[node], threshold[node],
+                         category_mask[node]):
+                node = children_left[node]
+            else:
+                node = children_right[node]
+    std = np.zeros((n_nodes, n_slots))
+    for node in range(n_nodes):
+        if w_sum[node] > 0.0:
+            for s in range(n_slots):
+                std[node, s] = np.sqrt(max(m2[node, s] / w_sum[node], 0.0))
+    return std
