@@ -20,6 +20,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ._compile_notice import notice_once
 from ._config import CLASSIFICATION_CRITERIA, DTYPE, ITYPE, LTYPE, REGRESSION_CRITERIA
+from ._tabular import MAX_CODES, encode_fit, encode_predict
 from ._threads import numba_threads
 from ._validation import (
     InstanceOf,
@@ -36,6 +37,7 @@ from .growing import TreeGrower
 from .persistence import load_model, register_model, save_model
 from .pruning import cost_complexity_pruning_path, prune_tree
 from .splitters import SPLITTERS, SplitData, get_splitter
+from .splitters._categorical import WithCategories
 
 #: default largest number of feature pairs a pair-searching splitter may examine per node.
 DEFAULT_MAX_PAIRS = 20_000
@@ -101,7 +103,8 @@ def _check_numeric_frame(X):
            if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
     if bad:
         raise ValueError(
-            f"X has non-numeric column(s) {bad}: bivariate splits need numbers; encode them "
+            f"X has non-numeric column(s) {bad}: bivariate splits need numbers; declare them "
+            "categorical (categorical_features='from_dtype' or their names) or encode them "
             "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
 
 
@@ -333,6 +336,7 @@ class FittedTreeMixin:
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "tree_")
+        X = encode_predict(self, X)
         _check_numeric_frame(X)
         with np.errstate(over="ignore", invalid="ignore"):  # as in _validate_fit_data
             X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite=True)
@@ -341,6 +345,8 @@ class FittedTreeMixin:
     def _validate_fit_data(self, X, y, sample_weight):
         # parameters first: they are cheap to check and explain more than a data error
         self._validate_params()
+        # sparse matrices densified, categorical columns encoded (sets categories_)
+        X = encode_fit(self, X)
         _check_numeric_frame(X)
         if not self._is_classifier():
             _check_numeric_targets(y)
@@ -492,6 +498,7 @@ class FittedTreeMixin:
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = True
         return tags
 
 
@@ -524,12 +531,16 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         "random_state": [None, Interval(Integral, 0, 2**32 - 1, closed="both"),
                          InstanceOf(np.random.RandomState)],
         "verbose": [Interval(Integral, 0, None, closed="left"), "boolean"],
+        # indices, names or a mask: resolved against X at fit (bivtree._tabular)
+        "categorical_features": [None, {"from_dtype"}, "array-like"],
+        "max_categories": [None, Interval(Integral, 2, MAX_CODES, closed="both")],
     }
 
     def __init__(self, *, splitter, criterion, n_orientations, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                  min_impurity_decrease, ccp_alpha, max_pairs, splitter_options, n_jobs,
-                 random_state, verbose):
+                 random_state, verbose, categorical_features="from_dtype",
+                 max_categories=None):
         self.splitter = splitter
         self.criterion = criterion
         self.n_orientations = n_orientations
@@ -546,6 +557,8 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
+        self.max_categories = max_categories
 
     def _criterion_code(self):
         table = CLASSIFICATION_CRITERIA if self._is_classifier() else REGRESSION_CRITERIA
@@ -620,7 +633,20 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
             options.setdefault(name, self._splitter_input(name))
         # splitter_options may size what the estimator's own check let through
         check_limits(options, RESOURCE_LIMITS)
-        return get_splitter(self.splitter, **options)
+        categorical = self._categorical_columns()
+        # a splitter with its own categorical search (MUST) is told the columns;
+        # any other searches the numeric ones, the shared subset search the others
+        if "categorical_features" in cls._parameter_constraints:
+            if categorical.size:
+                options.setdefault("categorical_features", categorical.tolist())
+            return get_splitter(self.splitter, **options)
+        splitter = get_splitter(self.splitter, **options)
+        return WithCategories(splitter, categorical) if categorical.size else splitter
+
+    def _categorical_columns(self):
+        """The columns encoded as categories at fit (``is_categorical_``), as indices."""
+        mask = getattr(self, "is_categorical_", None)
+        return np.zeros(0, dtype=ITYPE) if mask is None else np.flatnonzero(mask).astype(ITYPE)
 
     def _check_pairs(self, splitter, n_candidates):
         if not splitter.searches_pairs:
@@ -888,7 +914,8 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0, max_pairs=None,
-                 splitter_options=None, n_jobs=None, random_state=None, verbose=0):
+                 splitter_options=None, n_jobs=None, random_state=None, verbose=0,
+                 categorical_features="from_dtype", max_categories=None):
         super().__init__(
             splitter=splitter, criterion=criterion, n_orientations=n_orientations,
             max_depth=max_depth, min_samples_split=min_samples_split,
@@ -896,7 +923,8 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
             max_features=max_features, max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
             max_pairs=max_pairs, splitter_options=splitter_options, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose)
+            random_state=random_state, verbose=verbose,
+            categorical_features=categorical_features, max_categories=max_categories)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -973,7 +1001,8 @@ class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariate
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, max_pairs=None,
-                 splitter_options=None, n_jobs=None, random_state=None, verbose=0):
+                 splitter_options=None, n_jobs=None, random_state=None, verbose=0,
+                 categorical_features="from_dtype", max_categories=None):
         super().__init__(
             splitter=splitter, criterion=criterion, n_orientations=n_orientations,
             max_depth=max_depth, min_samples_split=min_samples_split,
@@ -981,7 +1010,8 @@ class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariate
             max_features=max_features, max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
             max_pairs=max_pairs, splitter_options=splitter_options, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose)
+            random_state=random_state, verbose=verbose,
+            categorical_features=categorical_features, max_categories=max_categories)
 
     def _is_classifier(self):
         return False
