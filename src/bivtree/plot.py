@@ -440,7 +440,10 @@ def _box(view, data):
 
 
 # --------------------------------------------------------------------------- drawing
-def _category_label(value):
+def _category_label(value, values=None):
+    """A bar's label: the category's value when known, else its code."""
+    if values is not None and float(value).is_integer() and 0 <= value < len(values):
+        return values[int(value)]
     return str(int(value)) if float(value).is_integer() else format_number(value, 4)
 
 
@@ -487,7 +490,9 @@ def _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names,
     # headroom above the bars for the counts of the two sides (plot_split)
     ax.set_ylim(0.0, max(float(heights.max(initial=0.0)), 1.0) * 1.3)
     ax.set_xticks(positions)
-    labels = ax.set_xticklabels([_category_label(c) for c in cats],
+    # a feature encoded at fit carries its category values (formatting.FeatureName)
+    values = getattr(view.xlabel, "categories", None)
+    labels = ax.set_xticklabels([_category_label(c, values) for c in cats],
                                 rotation=90 if k > 8 else 0)
     for label, left in zip(labels, view.left):
         if left:
