@@ -92,7 +92,7 @@ def _writable(X, order="C"):
     return X
 
 
-def _check_numeric_frame(X):
+def _check_numeric_frame(X, estimator=None):
     """Name the non-numeric columns of a DataFrame instead of failing on a cast."""
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(dtypes, "items") or not hasattr(X, "iloc"):
@@ -103,9 +103,11 @@ def _check_numeric_frame(X):
            if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
     if bad:
         raise ValueError(
-            f"X has non-numeric column(s) {bad}: bivariate splits need numbers; declare them "
-            "categorical (categorical_features='from_dtype' or their names) or encode them "
-            "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
+            f"X has non-numeric column(s) {bad}: bivariate splits need numbers; "
+            + ("declare them categorical (categorical_features='from_dtype' or their names) "
+               "or encode them " if "categorical_features" in getattr(
+                   estimator, "_parameter_constraints", {}) else "encode them ")
+            + "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
 
 
 def _check_numeric_targets(y):
@@ -337,7 +339,7 @@ class FittedTreeMixin:
     def _validate_X_predict(self, X):
         check_is_fitted(self, "tree_")
         X = encode_predict(self, X)
-        _check_numeric_frame(X)
+        _check_numeric_frame(X, self)
         with np.errstate(over="ignore", invalid="ignore"):  # as in _validate_fit_data
             X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite=True)
         return _writable(X)
@@ -347,7 +349,7 @@ class FittedTreeMixin:
         self._validate_params()
         # sparse matrices densified, categorical columns encoded (sets categories_)
         X = encode_fit(self, X)
-        _check_numeric_frame(X)
+        _check_numeric_frame(X, self)
         if not self._is_classifier():
             _check_numeric_targets(y)
         # scikit-learn's finiteness check first sums X, which overflows harmlessly (and

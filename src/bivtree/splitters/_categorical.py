@@ -92,7 +92,7 @@ def resolve_categorical(categorical_features, n_features, feature_names):
         idx = []
         for c in cats:
             if str(c) not in names:
-                raise ValueError(f"categorical feature {c!r} is not a column of X")
+                raise ValueError(f"categorical feature {str(c)!r} is not a column of X")
             idx.append(names.index(str(c)))
         return np.unique(np.asarray(idx, dtype=ITYPE))
     if cats.dtype.kind not in "iu":
