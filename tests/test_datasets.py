@@ -218,7 +218,7 @@ def test_small_file_parses_numbers_and_categories(tmp_path, monkeypatch):
 
 def test_missing_marks_read_as_nan_in_a_frame(tmp_path, monkeypatch):
     _fake_keel(tmp_path, monkeypatch, "1, red, a\n?, <null>, b\n3, blue, a\n")
-    X, y = load_keel("toy", as_frame=True)
+    X, _ = load_keel("toy", as_frame=True)
     assert np.isnan(X["x0"][1]) and X["x0"].dtype == np.float64
     assert pd.isna(X["x1"][1]) and list(X["x1"].dtype.categories) == ["blue", "red"]
     with pytest.raises(ValueError, match="missing value"):

@@ -666,14 +666,13 @@ def _run_predict(args):
     missing = [c for c in args.keep if c not in frame.columns]
     if missing:
         raise ValueError(f"--keep: {args.data} has no column(s) {missing}")
+    if "prediction" in args.keep:
+        raise ValueError("--keep: 'prediction' is the name of the output's own column")
     X = _feature_frame(model, frame, args.data)
-    pd = _pandas()
-    out = frame[list(args.keep)].reset_index(drop=True)
+    out = frame[list(dict.fromkeys(args.keep))].reset_index(drop=True)
     predictions = model.predict(X)
     if len(predictions) != len(frame):  # one row per input row, or an error
         raise RuntimeError(f"{len(predictions)} predictions for {len(frame)} rows")
-    if "prediction" in out.columns:
-        raise ValueError("--keep: a kept column is named 'prediction', the output's own")
     out["prediction"] = predictions
     if args.proba:
         if not hasattr(model, "predict_proba"):
