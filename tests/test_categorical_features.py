@@ -38,7 +38,8 @@ from bivtree.splitters.lda import LDASplitter
 from test_splitter_contract import HYPOTHESIS, Model, check_routes_as_scored
 
 CRITERION_CODES = {**CLASSIFICATION_CRITERIA, **REGRESSION_CRITERIA}
-MODELS = [Model(name, task) for name in sorted(SPLITTERS) for task in SPLITTERS[name].tasks]
+MODELS = ([Model(name, task) for name in sorted(SPLITTERS) for task in SPLITTERS[name].tasks]
+          + [Model("tao", task) for task in ("classification", "regression")])
 MODEL_PARAMS = [pytest.param(m, id=str(m)) for m in MODELS]
 
 
@@ -143,6 +144,8 @@ def categorical_fit_data(seed, n=40, regression=False):
 def fit_recorded(model, X, y, w, params):
     """Fit on a frame with categories, recording every search that can return a subset."""
     est = model.make(categorical_features=["colour", "size"], **params)
+    if model.splitter is None:  # TAO: no split search to record
+        return est.fit(X, y, sample_weight=w), []
     cls = LDASplitter if model.kind == "lda" else WithCategories
     calls = []
     original = cls.find_split
@@ -171,7 +174,7 @@ def test_categorical_rules_route_training_samples_as_scored(model, seed, max_dep
     est, calls = fit_recorded(model, frame, y, w, {"max_depth": max_depth,
                                                    "min_samples_leaf": min_samples_leaf})
     encoded = est._validate_X_predict(frame)
-    assert calls
+    assert calls or model.splitter is None
     # the walk reads codes: the same estimator, taking the encoded matrix as it is
     on_codes = copy.copy(est)
     on_codes.categories_ = None
@@ -199,7 +202,7 @@ def test_categories_one_and_two_threads_give_identical_trees(model):
         ja, jb = json.loads(to_json(a)), json.loads(to_json(b))
         for j in (ja, jb):
             j.pop("fit_time")
-            j["params"].pop("n_jobs")
+            j["params"].pop("n_jobs", None)
         assert ja == jb
     np.testing.assert_array_equal(one.predict(frame), two.predict(frame))
 
@@ -376,3 +379,27 @@ def test_models_without_categories_write_what_they_wrote():
     assert model["params"]["categorical_features"] == [1]
     assert model["params"]["max_categories"] == 5
     assert model["categories"][0] is None and model["categories"][1]["values"]
+
+
+# ================================================================ TAO
+def test_tao_replaces_a_linear_node_by_the_category_set_of_its_reduced_problem():
+    from bivtree import TAOTreeClassifier, Tree
+
+    rng = np.random.default_rng(0)
+    codes = np.concatenate([np.arange(8), rng.integers(0, 8, 112)]).astype(float)
+    y = np.isin(codes, [1, 4, 6]).astype(int)
+    X = np.column_stack([codes, y + rng.normal(scale=0.6, size=codes.size)])
+    # a one-split start on the noisy numeric column: its leaves predict different classes
+    start = Tree([1, -1, -1], [2, -1, -1], [[1, -1], [-1, -1], [-1, -1]],
+                 [[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]], [0.5, -2.0, -2.0], [0.5, 0.5, 0.5],
+                 [120, 60, 60], [120.0, 60.0, 60.0], [[60, 60], [30, 30], [30, 30]], 2)
+    tao = TAOTreeClassifier(init=start, categorical_features=[0], alpha=1e-4).fit(X, y)
+    tree = tao.tree_
+    assert tree.node_count == 3 and tree.is_categorical[0]
+    assert set(tao.categories_[0][tree.node_categories(0)].tolist()) in ({1.0, 4.0, 6.0},
+                                                                          {0.0, 2.0, 3.0, 5.0,
+                                                                           7.0})
+    assert tao.score(X, y) == 1.0
+    # without categorical columns TAO keeps linear rules only
+    plain = TAOTreeClassifier(init=start, categorical_features=None, alpha=1e-4).fit(X, y)
+    assert not plain.tree_.is_categorical.any()

@@ -845,6 +845,21 @@ _COMMON_DOC = """
         Seeds the feature draws of ``max_features``.
     verbose : int, default=0
         Print progress while growing.
+    categorical_features : array-like of int, str or bool, "from_dtype" or None, \
+default="from_dtype"
+        Columns split by category sets (a node tests ``x in {a, b}``) instead
+        of thresholds: indices, names (``X`` with column names), a boolean mask,
+        or ``"from_dtype"``: a DataFrame's ``category`` columns and its text
+        (object or string) columns; ``None``: none. Their values are encoded at
+        fit (``categories_``) and may be any strings or numbers. The best
+        subset is exact for two classes and regression (Breiman's ordering),
+        a heuristic for more classes (one order per class); bivariate rules
+        use the other columns only.
+    max_categories : int, default=None
+        Categories kept per categorical column, 2 to 64: the most frequent
+        ``max_categories - 1`` keep their own code and the rest share one
+        ``"infrequent"`` code. ``None``: a column with more than 64 categories
+        (a node's category set holds 64) raises a ValueError.
 """
 
 
@@ -872,6 +887,14 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Defined when ``X`` has string column names.
+    is_categorical_ : ndarray of bool or None
+        Which features were encoded as categories (None: none).
+    categories_ : list or None
+        Per feature, the category values of codes ``0, 1, ...`` (None for a
+        numeric feature); None when no feature is categorical.
+    infrequent_categories_ : list or None
+        Per feature, the values grouped into the last code by
+        ``max_categories`` (or None).
     feature_importances_ : ndarray of shape (n_features,)
         Normalised total impurity decrease; a bivariate node's decrease is
         shared between its two features in proportion to ``|w_k| * std(x_k)``
