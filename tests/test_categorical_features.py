@@ -403,3 +403,19 @@ def test_tao_replaces_a_linear_node_by_the_category_set_of_its_reduced_problem()
     # without categorical columns TAO keeps linear rules only
     plain = TAOTreeClassifier(init=start, categorical_features=None, alpha=1e-4).fit(X, y)
     assert not plain.tree_.is_categorical.any()
+
+
+def test_plots_label_category_bars_with_values():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bivtree import plot_tree
+
+    frame, y = categorical_fit_data(0, n=200)
+    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    ax = plot_tree(est, frame, y)
+    labels = {t.get_text() for a in ax.child_axes for t in a.get_xticklabels()}
+    assert {"black", "blue", "green", "red", "white"} <= labels, labels
+    plt.close(ax.figure)

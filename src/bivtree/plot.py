@@ -216,14 +216,17 @@ def _check_second_feature(second_feature, names):
 
 
 def _best_second(estimator, data, node, feature):
-    """The feature (other than ``feature``) with the best split of the node's samples.
+    """The numeric feature (other than ``feature``) with the best split of the node's samples.
 
     The node's samples are searched with the univariate splitter under the
     estimator's criterion; without labels, or when no feature splits them, the
     most important other feature is used (``None`` if there is no other).
     """
     n_features = estimator.n_features_in_
-    others = np.array([g for g in range(n_features) if g != feature], dtype=ITYPE)
+    # a categorical feature's codes have no order to draw an axis on
+    categorical = getattr(estimator, "is_categorical_", None)
+    others = np.array([g for g in range(n_features) if g != feature
+                       and (categorical is None or not categorical[g])], dtype=ITYPE)
     if others.size == 0:
         return None
     rows = data.rows[node] if data.has_data else np.empty(0, dtype=ITYPE)
