@@ -419,3 +419,36 @@ def test_plots_label_category_bars_with_values():
     labels = {t.get_text() for a in ax.child_axes for t in a.get_xticklabels()}
     assert {"black", "blue", "green", "red", "white"} <= labels, labels
     plt.close(ax.figure)
+
+
+def test_sql_and_python_exports_take_category_values():
+    import sqlite3
+
+    from bivtree import export_python, export_sql
+
+    frame, y = categorical_fit_data(4, n=150)
+    frame["size"] = frame["size"].astype(str)
+    est = BivariateTreeClassifier(max_depth=3, categorical_features=["colour", "size"],
+                                  max_categories=4).fit(frame, y)
+    assert est.tree_.is_categorical.any() and est.infrequent_categories_[2] is not None
+    expected = est.apply(frame)
+    namespace = {}
+    exec(export_python(est, output="leaf", row_type="mapping"), namespace)
+    rows = frame.to_dict("records")
+    assert [namespace["predict_row"](r) for r in rows] == expected.tolist()
+    # an unseen value goes where NaN goes in the exported function: it is a number there
+    assert namespace["predict_row"]({**rows[0], "colour": "purple"}) >= 0
+    db = sqlite3.connect(":memory:")
+    frame.to_sql("data", db, index=False)
+    got = [r[-1] for r in db.execute(export_sql(est, output="leaf"))]
+    assert got == expected.tolist()
+
+
+def test_onnx_export_refuses_category_values():
+    pytest.importorskip("onnx")
+    from bivtree import export_onnx
+
+    frame, y = categorical_fit_data(4, n=60)
+    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    with pytest.raises(ValueError, match=r"categorical column\(s\) \['colour'\].*export_python"):
+        export_onnx(est)

@@ -48,6 +48,7 @@ __all__ = [
     "INFREQUENT_LABEL",
     "MAX_CODES",
     "category_labels",
+    "code_values",
     "densify",
     "encode_fit",
     "encode_predict",
@@ -348,6 +349,29 @@ def category_labels(estimator):
         if grouped is not None:
             labels.append(INFREQUENT_LABEL)
         out.append(labels)
+    return out
+
+
+def code_values(estimator):
+    """Per feature, the values each category code stands for (None for a numeric feature).
+
+    Returns None without categorical features; otherwise a list with, for a
+    categorical feature, a list indexed by code of the lists of values (one
+    value per code, all the grouped values for the infrequent code).
+    """
+    categories = getattr(estimator, "categories_", None)
+    if categories is None:
+        return None
+    infrequent = getattr(estimator, "infrequent_categories_", None) or [None] * len(categories)
+    out = []
+    for kept, grouped in zip(categories, infrequent):
+        if kept is None:
+            out.append(None)
+            continue
+        values = [[_plain(v)] for v in kept]
+        if grouped is not None:
+            values.append([_plain(v) for v in grouped])
+        out.append(values)
     return out
 
 
