@@ -433,7 +433,7 @@ def test_sql_and_python_exports_take_category_values():
     assert est.tree_.is_categorical.any() and est.infrequent_categories_[2] is not None
     expected = est.apply(frame)
     namespace = {}
-    exec(export_python(est, output="leaf", row_type="mapping"), namespace)
+    exec(export_python(est, output="leaf", row_type="mapping"), namespace)  # noqa: S102
     rows = frame.to_dict("records")
     assert [namespace["predict_row"](r) for r in rows] == expected.tolist()
     # an unseen value goes where NaN goes in the exported function: it is a number there
