@@ -52,6 +52,7 @@ __all__ = [
     "densify",
     "encode_fit",
     "encode_predict",
+    "fitted_categories",
 ]
 
 
@@ -330,26 +331,29 @@ def encode_predict(estimator, X):
     return _replace_columns(X, columns)
 
 
+def fitted_categories(estimator):
+    """Per feature, ``(kept, grouped)``: the values of codes ``0, 1, ...`` and those sharing
+    the last (infrequent) code, or ``(None, None)`` for a numeric feature; None when the
+    estimator has no feature encoded as categories at fit."""
+    categories = getattr(estimator, "categories_", None)
+    if categories is None:
+        return None
+    infrequent = getattr(estimator, "infrequent_categories_", None) or [None] * len(categories)
+    return list(zip(categories, infrequent))
+
+
 def category_labels(estimator):
     """Per feature, the display text of each category code (None for a numeric feature).
 
     Returns None when the estimator has no categorical feature encoded at fit.
     The shared code of grouped categories reads ``"infrequent"``.
     """
-    categories = getattr(estimator, "categories_", None)
-    if categories is None:
+    per_feature = fitted_categories(estimator)
+    if per_feature is None:
         return None
-    infrequent = getattr(estimator, "infrequent_categories_", None) or [None] * len(categories)
-    out = []
-    for kept, grouped in zip(categories, infrequent):
-        if kept is None:
-            out.append(None)
-            continue
-        labels = [_label(v) for v in kept]
-        if grouped is not None:
-            labels.append(INFREQUENT_LABEL)
-        out.append(labels)
-    return out
+    return [None if kept is None else [_label(v) for v in kept]
+            + ([INFREQUENT_LABEL] if grouped is not None else [])
+            for kept, grouped in per_feature]
 
 
 def code_values(estimator):
@@ -359,20 +363,12 @@ def code_values(estimator):
     categorical feature, a list indexed by code of the lists of values (one
     value per code, all the grouped values for the infrequent code).
     """
-    categories = getattr(estimator, "categories_", None)
-    if categories is None:
+    per_feature = fitted_categories(estimator)
+    if per_feature is None:
         return None
-    infrequent = getattr(estimator, "infrequent_categories_", None) or [None] * len(categories)
-    out = []
-    for kept, grouped in zip(categories, infrequent):
-        if kept is None:
-            out.append(None)
-            continue
-        values = [[_plain(v)] for v in kept]
-        if grouped is not None:
-            values.append([_plain(v) for v in grouped])
-        out.append(values)
-    return out
+    return [None if kept is None else [[_plain(v)] for v in kept]
+            + ([[_plain(v) for v in grouped]] if grouped is not None else [])
+            for kept, grouped in per_feature]
 
 
 def _label(value):

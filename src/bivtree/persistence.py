@@ -204,12 +204,13 @@ def _is_default(value, default):
 
 def _categories_dict(estimator):
     """The ``categories`` field: per feature, the category values of its codes (or None)."""
-    categories = getattr(estimator, "categories_", None)
-    if categories is None:
+    from ._tabular import fitted_categories
+
+    per_feature = fitted_categories(estimator)
+    if per_feature is None:
         return None
-    infrequent = getattr(estimator, "infrequent_categories_", None) or [None] * len(categories)
     out = []
-    for kept, grouped in zip(categories, infrequent):
+    for kept, grouped in per_feature:
         if kept is None:
             out.append(None)
             continue
