@@ -677,7 +677,9 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         total_weight = float(sample_weight.sum())
         rules = self._resolve_stopping_rules(n_samples, total_weight)
         self.max_features_ = self._resolve_max_features(n_features)
-        self._check_pairs(splitter, self.max_features_)
+        # pairs are searched among the numeric candidates only
+        self._check_pairs(splitter, min(self.max_features_,
+                                        n_features - self._categorical_columns().size))
         rng = check_random_state(self.random_state)
         all_features = np.arange(n_features, dtype=ITYPE)
         if self.max_features_ >= n_features:
