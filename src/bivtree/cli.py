@@ -590,7 +590,12 @@ def _run_fit(args):
     if categorical:
         say(f"categorical features: {', '.join(map(str, categorical))}")
     t0 = time.perf_counter()
-    model.fit(X, y.to_numpy())
+    try:
+        model.fit(X, y.to_numpy())
+    except ValueError as exc:
+        if "max_categories" not in str(exc) or args.max_categories is not None:
+            raise
+        raise ValueError(f"{exc} (on the command line: --max-categories N)") from None
     model.set_params(verbose=0)  # progress output is for this fit, not for later use
     score = model.score(X, y.to_numpy())
     measure = "accuracy" if kind == "classifier" else "R^2"
