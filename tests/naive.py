@@ -660,9 +660,17 @@ def best_reduced_problem(X, prefers_right, w):
 
 def leaf_of(tree_arrays, x, node):
     """Leaf reached by the row ``x`` from ``node``, walking ``(cl, cr, features, weights,
-    threshold)`` in plain Python (a feature of -1 contributes nothing)."""
-    cl, cr, features, weights, threshold = tree_arrays
+    threshold[, category_mask])`` in plain Python (a feature of -1 contributes nothing; a
+    nonzero mask sends an integer code left iff its bit is set)."""
+    cl, cr, features, weights, threshold = tree_arrays[:5]
+    masks = tree_arrays[5] if len(tree_arrays) > 5 else [0] * len(cl)
     while cl[node] != -1:
-        s = sum(weights[node][k] * x[f] for k, f in enumerate(features[node]) if f >= 0)
-        node = cl[node] if s <= threshold[node] else cr[node]
+        mask = int(masks[node])
+        if mask:
+            code = float(x[features[node][0]])
+            left = code.is_integer() and 0 <= code <= 63 and (mask >> int(code)) & 1 == 1
+        else:
+            s = sum(weights[node][k] * x[f] for k, f in enumerate(features[node]) if f >= 0)
+            left = s <= threshold[node]
+        node = cl[node] if left else cr[node]
     return node

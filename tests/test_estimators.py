@@ -91,8 +91,10 @@ def test_non_numeric_columns_are_named():
     X, y = continuous_data(d=3)
     frame = pd.DataFrame(X, columns=["age", "income", "height"])
     frame["city"] = np.where(y == 0, "Lyon", "Oslo")
-    with pytest.raises(ValueError, match="non-numeric column.*city"):
-        BivariateTreeClassifier().fit(frame, y)
+    with pytest.raises(ValueError, match="non-numeric column.*city.*categorical_features"):
+        BivariateTreeClassifier(categorical_features=None).fit(frame, y)
+    # by default a text column is categorical
+    assert BivariateTreeClassifier().fit(frame, y).is_categorical_.tolist() == [0, 0, 0, 1]
 
 
 def test_regression_target_checks():

@@ -239,9 +239,17 @@ def _step_text(step, feature_names):
     """A path step as one line, e.g. ``"a + 2 * b = 5.5 <= 6  (margin 0.5)  -> yes"``."""
     answer = "yes" if step.goes_left else "no"
     if step.is_categorical:
-        members = ", ".join(str(c) for c in step.categories)
-        return (f"{step.features[0]} = {format_number(step.category, _VALUE_DIGITS)} in "
-                f"{{{members}}}  -> {answer}")
+        # a feature encoded at fit names its codes' values (formatting.FeatureName)
+        labels = getattr(step.features[0], "categories", None)
+
+        def shown(code):
+            code = float(code)
+            if labels is not None and code.is_integer() and 0 <= code < len(labels):
+                return labels[int(code)]
+            return format_number(code, _VALUE_DIGITS)
+
+        members = ", ".join(shown(c) for c in step.categories)
+        return f"{step.features[0]} = {shown(step.category)} in {{{members}}}  -> {answer}"
     rule = format_rule(step.feature_indices, step.weights, step.threshold, feature_names,
                        decimals=_RULE_DIGITS)
     # the printed rule ends in " <= threshold": the projection goes in between

@@ -21,6 +21,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
+from ._tabular import code_values
 from .formatting import resolve_feature_names
 from .tree import mask_to_categories
 
@@ -161,14 +162,25 @@ def _sql_value(value, decimals):
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def _sql_test(tree, node, columns, decimals):
-    """The SQL condition that is true exactly when a row goes left at ``node``."""
+def _sql_test(tree, node, columns, decimals, values=None):
+    """The SQL condition that is true exactly when a row goes left at ``node``.
+
+    ``values`` (``_tabular.code_values``) holds, for a feature encoded as
+    categories at fit, the values of each code: the test then compares the
+    column with those values instead of codes.
+    """
     slots = _used_slots(tree, node)
     mask = int(tree.category_mask[node])
     if mask:
+        f = slots[0][0]
+        if values is not None and values[f] is not None:
+            # the column holds the category values themselves; others and NULL go right
+            members = [v for c in mask_to_categories(mask) if c < len(values[f])
+                       for v in values[f][c]]
+            return f"{columns[f]} IN ({', '.join(_sql_value(v, None) for v in members)})"
         # ``IN`` compares numerically: 2.0 matches 2, 2.5 and NULL match nothing
         codes = ", ".join(str(c) for c in mask_to_categories(mask))
-        return f"{columns[slots[0][0]]} IN ({codes})"
+        return f"{columns[f]} IN ({codes})"
     # the sum starts at 0.0 and adds the terms left to right, as project_row does;
     # a weight of exactly 1 is left out of its term (1 * x == x for every double)
     terms = ["0.0"]
@@ -177,7 +189,7 @@ def _sql_test(tree, node, columns, decimals):
     return f"{' + '.join(terms)} <= {sql_float(tree.threshold[node], decimals)}"
 
 
-def _sql_case(tree, columns, outputs, decimals):
+def _sql_case(tree, columns, outputs, decimals, values=None):
     """One flat ``CASE``: a ``WHEN`` per leaf, in preorder, on its left turns only.
 
     A row reaching leaf ``L`` passes every test where ``L``'s path turns left;
@@ -201,7 +213,7 @@ def _sql_case(tree, columns, outputs, decimals):
             continue
         stack.append((int(tree.children_right[node]), len(path), None))
         stack.append((int(tree.children_left[node]), len(path),
-                      _sql_test(tree, node, columns, decimals)))
+                      _sql_test(tree, node, columns, decimals, values)))
     *tested, (_, last) = whens
     if not tested:
         return _sql_value(last, decimals)
@@ -223,7 +235,9 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     feature_names : sequence of str, default=None
         Column of each feature; defaults to ``feature_names_in_`` or
         ``x0, x1, ...``. Names are quoted, so spaces and quotes are allowed.
-        The columns must hold doubles (``REAL`` / ``DOUBLE PRECISION``).
+        The columns must hold doubles (``REAL`` / ``DOUBLE PRECISION``),
+        except those of features encoded as categories at fit, which hold the
+        category values themselves (``colour IN ('red', 'blue')``).
     output : {"class", "proba", "leaf"}, default="class"
         ``"class"``: a column ``prediction`` with the class label (the mean
         value for a regressor); ``"proba"``: a column ``leaf`` and one column
@@ -271,9 +285,10 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     tree, classes = _check_output(estimator, output)
     columns = [quote_identifier(n) for n in resolve_feature_names(estimator, feature_names)]
     source = quote_identifier(table)
+    values = code_values(estimator)
     if output == "proba":
         ids = list(range(tree.node_count))
-        leaf = _sql_case(tree, columns, ids, decimals)
+        leaf = _sql_case(tree, columns, ids, decimals, values)
         proba = _leaf_outputs(tree, classes, "proba")
         leaves = np.flatnonzero(tree.children_left == TREE_LEAF)
         selected = []
@@ -285,7 +300,8 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
         return ("SELECT *,\n" + ",\n".join(selected)
                 + f'\nFROM (SELECT *,\n{leaf} AS "leaf"\nFROM {source}) AS "leaves"')
     name = '"leaf"' if output == "leaf" else '"prediction"'
-    expression = _sql_case(tree, columns, _leaf_outputs(tree, classes, output), decimals)
+    expression = _sql_case(tree, columns, _leaf_outputs(tree, classes, output), decimals,
+                           values)
     return f"SELECT *,\n{expression} AS {name}\nFROM {source}"
 
 
@@ -363,6 +379,8 @@ def export_python(estimator, *, function_name="predict_row", output="class",
         ``"sequence"``: the function takes a sequence of numbers, ``row[i]``
         being feature ``i``; ``"mapping"``: a mapping from feature name to
         number (a ``dict`` or a ``csv.DictReader`` row converted to floats).
+        A feature encoded as categories at fit takes its category values
+        (``"red"``), which the function maps to the model's codes.
 
     Returns
     -------
@@ -410,4 +428,28 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     lines += _py_table("threshold", [_py_value(float(t)) for t in tree.threshold])
     lines += _py_table("category_mask", [str(int(m)) for m in tree.category_mask])
     lines += _py_table("output", [_py_value(v) for v in _leaf_outputs(tree, classes, output)])
-    return "\n".join(lines) + "\n" + _PY_BODY
+    values = code_values(estimator)
+    if values is None:
+        return "\n".join(lines) + "\n" + _PY_BODY
+    lines += _py_codes(values, keys)
+    return "\n".join(lines) + "\n" + _PY_BODY.replace(_PY_CODE, _PY_MAPPED_CODE)
+
+
+#: how the exported function reads a categorical node's code, and how it reads it
+#: when the row holds category values (a value not seen at fit becomes NaN, as in predict)
+_PY_CODE = "            code = row[features[node][0]]\n"
+_PY_MAPPED_CODE = (
+    "            key = features[node][0]\n"
+    "            code = codes[key].get(row[key], float('nan')) if key in codes else row[key]\n")
+
+
+def _py_codes(values, keys):
+    """``codes = {...}``: per categorical feature, each category value's code."""
+    lines = ["    codes = {"]
+    for f, per_code in enumerate(values):
+        if per_code is None:
+            continue
+        pairs = ", ".join(f"{v!r}: {c}" for c, group in enumerate(per_code) for v in group)
+        lines.append(f"        {keys[f]!r}: {{{pairs}}},")
+    lines.append("    }")
+    return lines

@@ -90,6 +90,13 @@ def _check_estimator(estimator):
                         f"{type(estimator).__name__}")
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
+    if getattr(estimator, "categories_", None) is not None:
+        names = getattr(estimator, "feature_names_in_", None)
+        columns = [str(names[f]) if names is not None else f"x{f}"
+                   for f in np.flatnonzero(estimator.is_categorical_)]
+        raise ValueError(f"the model encodes the categorical column(s) {columns} from their "
+                         "values, which an ONNX model of one numeric input cannot take; use "
+                         "export_python or export_sql, which take the values")
     if tree.n_leaves > MAX_LEAVES:
         raise ValueError(f"the tree has {tree.n_leaves} leaves; the ONNX export handles up to "
                          f"{MAX_LEAVES}")

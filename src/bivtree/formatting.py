@@ -24,6 +24,7 @@ DEFAULT_DECIMALS = 4
 
 __all__ = [
     "DEFAULT_DECIMALS",
+    "FeatureName",
     "feature_signs",
     "format_categories",
     "format_number",
@@ -78,14 +79,18 @@ def format_categories(feature_name, categories, op="in"):
     ----------
     feature_name : str
     categories : sequence of int
-        Category codes of the set.
+        Category codes of the set; printed as the category values when
+        ``feature_name`` is a :class:`FeatureName` that carries them.
     op : {"in", "not in"}
 
     Returns
     -------
     str
     """
-    return f"{feature_name} {op} {{{', '.join(str(int(c)) for c in categories)}}}"
+    labels = getattr(feature_name, "categories", None)
+    shown = [labels[int(c)] if labels is not None and 0 <= int(c) < len(labels) else str(int(c))
+             for c in categories]
+    return f"{feature_name} {op} {{{', '.join(shown)}}}"
 
 
 def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DECIMALS,
@@ -130,6 +135,20 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
     return f"{' '.join(terms)} {op} {format_number(threshold, decimals)}"
 
 
+class FeatureName(str):
+    """A feature's display name that also carries its category values.
+
+    It is the name itself for every use of a string; :func:`format_categories`
+    reads ``categories`` (the text of each code, in code order) to print a
+    category set as values (``color in {red, blue}``) rather than codes.
+    """
+
+    def __new__(cls, name, categories):
+        self = super().__new__(cls, name)
+        self.categories = list(categories)
+        return self
+
+
 def resolve_feature_names(estimator, feature_names=None):
     """Display names of a fitted estimator's features.
 
@@ -145,7 +164,8 @@ def resolve_feature_names(estimator, feature_names=None):
     Returns
     -------
     list of str
-        One name per feature.
+        One name per feature; a feature encoded as categories at fit gets a
+        :class:`FeatureName`, which carries its category values.
     """
     n = estimator.n_features_in_
     if feature_names is None:
@@ -155,6 +175,12 @@ def resolve_feature_names(estimator, feature_names=None):
     if len(feature_names) != n:
         raise ValueError(f"feature_names has {len(feature_names)} names; the tree has {n} "
                          "features")
+    from ._tabular import category_labels
+
+    labels = category_labels(estimator)
+    if labels is not None:
+        feature_names = [name if cats is None else FeatureName(name, cats)
+                         for name, cats in zip(feature_names, labels)]
     return feature_names
 
 

@@ -260,7 +260,8 @@ class _PageBuilder:
         k = view.categories.size
         where = np.searchsorted(view.categories, view.u)
         plot = {"kind": "bars", "x_label": view.xlabel, "feature": int(view.feature),
-                "categories": [_category_label(c) for c in view.categories],
+                "categories": [_category_label(c, getattr(view.xlabel, "categories", None))
+                               for c in view.categories],
                 "values": [float(c) for c in view.categories],
                 "left": [bool(b) for b in view.left], "total": int(view.u.size)}
         if data.codes is not None:

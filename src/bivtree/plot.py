@@ -216,14 +216,17 @@ def _check_second_feature(second_feature, names):
 
 
 def _best_second(estimator, data, node, feature):
-    """The feature (other than ``feature``) with the best split of the node's samples.
+    """The numeric feature (other than ``feature``) with the best split of the node's samples.
 
     The node's samples are searched with the univariate splitter under the
     estimator's criterion; without labels, or when no feature splits them, the
     most important other feature is used (``None`` if there is no other).
     """
     n_features = estimator.n_features_in_
-    others = np.array([g for g in range(n_features) if g != feature], dtype=ITYPE)
+    # a categorical feature's codes have no order to draw an axis on
+    categorical = getattr(estimator, "is_categorical_", None)
+    others = np.array([g for g in range(n_features) if g != feature
+                       and (categorical is None or not categorical[g])], dtype=ITYPE)
     if others.size == 0:
         return None
     rows = data.rows[node] if data.has_data else np.empty(0, dtype=ITYPE)
@@ -440,7 +443,10 @@ def _box(view, data):
 
 
 # --------------------------------------------------------------------------- drawing
-def _category_label(value):
+def _category_label(value, values=None):
+    """A bar's label: the category's value when known, else its code."""
+    if values is not None and float(value).is_integer() and 0 <= value < len(values):
+        return values[int(value)]
     return str(int(value)) if float(value).is_integer() else format_number(value, 4)
 
 
@@ -487,7 +493,9 @@ def _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names,
     # headroom above the bars for the counts of the two sides (plot_split)
     ax.set_ylim(0.0, max(float(heights.max(initial=0.0)), 1.0) * 1.3)
     ax.set_xticks(positions)
-    labels = ax.set_xticklabels([_category_label(c) for c in cats],
+    # a feature encoded at fit carries its category values (formatting.FeatureName)
+    values = getattr(view.xlabel, "categories", None)
+    labels = ax.set_xticklabels([_category_label(c, values) for c in cats],
                                 rotation=90 if k > 8 else 0)
     for label, left in zip(labels, view.left):
         if left:
