@@ -7,6 +7,13 @@ univariate splitter grows scikit-learn's tree: a node is a leaf when it is at
 no valid split, or its best split decreases the weighted impurity by less than
 ``min_impurity_decrease``. Nodes are numbered in creation order, so children
 always have larger ids than their parent.
+
+Missing values: a node whose training samples include one missing a feature of
+its test (NaN) keeps the side the splitter chose for them
+(``Split.missing_left``); a node that saw none sends missing values to the
+child with more training weight, the right one on equal weights (the rule of
+:func:`bivtree.tree.default_missing_left`, scikit-learn's with weights in place
+of sample counts).
 """
 
 import heapq
@@ -16,9 +23,9 @@ import numpy as np
 
 from ._config import IMPURITY_EPSILON, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.criteria import summarize_samples
-from ._kernels.traversal import partition_samples
+from ._kernels.traversal import partition_samples, rows_missing
 from ._threads import check_interrupt
-from .tree import MASK_DTYPE, Tree
+from .tree import MASK_DTYPE, Tree, default_missing_left
 
 
 class _NodeList:
@@ -32,17 +39,22 @@ class _NodeList:
         value, weight, impurity = summary
         node = len(self.rows)
         self.rows.append({"left": TREE_LEAF, "right": TREE_LEAF, "split": None,
-                          "impurity": impurity, "n": n_samples, "w": weight, "value": value})
+                          "impurity": impurity, "n": n_samples, "w": weight, "value": value,
+                          "missing_left": False})
         if parent >= 0:
             self.rows[parent]["left" if is_left else "right"] = node
         return node
 
-    def to_tree(self, n_features):
+    def to_tree(self, n_features, learned_missing=False):
+        """The :class:`Tree`; with ``learned_missing`` (the data had NaN) the missing sides
+        growth decided are stored, else the tree takes the default rule, which
+        gives the same sides."""
         n, k = len(self.rows), self.n_slots
         features = np.full((n, k), NO_FEATURE, dtype=ITYPE)
         weights = np.zeros((n, k))
         threshold = np.full(n, TREE_UNDEFINED)
         category_mask = np.zeros(n, dtype=MASK_DTYPE)
+        missing_left = np.zeros(n, dtype=bool)
         for i, row in enumerate(self.rows):
             split = row["split"]
             if split is not None and row["left"] != TREE_LEAF:
@@ -52,11 +64,12 @@ class _NodeList:
                 weights[i, :m] = split.weights[used]
                 threshold[i] = split.threshold
                 category_mask[i] = split.category_mask
+                missing_left[i] = row["missing_left"]
         return Tree(
             [r["left"] for r in self.rows], [r["right"] for r in self.rows], features, weights,
             threshold, [r["impurity"] for r in self.rows], [r["n"] for r in self.rows],
             [r["w"] for r in self.rows], np.array([r["value"] for r in self.rows]), n_features,
-            category_mask)
+            category_mask, missing_left if learned_missing else None)
 
 
 class TreeGrower:
@@ -108,25 +121,30 @@ class TreeGrower:
     def _split(self, data, samples, start, end, summary, w_root):
         """Search and apply the best split of ``samples[start:end]``.
 
-        Returns ``(split, mid, left_summary, right_summary, improvement)`` or
-        ``None`` when the node stays a leaf.
+        Returns ``(split, mid, left_summary, right_summary, improvement,
+        missing_left)`` or ``None`` when the node stays a leaf.
         """
         check_interrupt()  # Ctrl-C held back during the fit is raised between nodes
         split = self.splitter.find_split(data, samples[start:end], self.sample_features())
         if split is None:
             return None
         mid = partition_samples(data.X, samples, start, end, split.features, split.weights,
-                                split.threshold, MASK_DTYPE(split.category_mask))
+                                split.threshold, MASK_DTYPE(split.category_mask),
+                                split.missing_left)
         if mid == start or mid == end:  # a rule that separates nothing is no split
             return None
         left = self._summary(data, samples[start:mid])
         right = self._summary(data, samples[mid:end])
+        missing_left = split.missing_left
+        if not (data.has_missing and rows_missing(data.X, samples[start:end], split.features)):
+            # no training sample missed a value here: the heavier child takes them
+            missing_left = default_missing_left(left[1], right[1])
         _, w, impurity = summary
         improvement = (w / w_root) * (
             impurity - left[1] / w * left[2] - right[1] / w * right[2])
         if improvement + IMPURITY_EPSILON < self.min_impurity_decrease:
             return None
-        return split, mid, left, right, improvement
+        return split, mid, left, right, improvement, missing_left
 
     def _progress(self, nodes, t0, force=False):
         if self.verbose and (force or len(nodes.rows) % 100 == 0):
@@ -148,7 +166,7 @@ class TreeGrower:
         # what the splitter reported about each decision node's search
         self.split_info = [row["split"].info if row["split"] is not None
                            and row["left"] != TREE_LEAF else None for row in nodes.rows]
-        return nodes.to_tree(data.n_features)
+        return nodes.to_tree(data.n_features, data.has_missing)
 
     def _grow_depth_first(self, data, samples, nodes, t0):
         root = self._summary(data, samples)
@@ -163,8 +181,9 @@ class TreeGrower:
             result = self._split(data, samples, start, end, summary, w_root)
             if result is None:
                 continue
-            split, mid, left, right, _ = result
+            split, mid, left, right, _, missing_left = result
             nodes.rows[node]["split"] = split
+            nodes.rows[node]["missing_left"] = missing_left
             # right pushed first so the left subtree is numbered first (preorder)
             stack.append((mid, end, depth + 1, node, False, right))
             stack.append((start, mid, depth + 1, node, True, left))
@@ -192,8 +211,9 @@ class TreeGrower:
             _, _, node, start, end, depth, result = heapq.heappop(frontier)
             if result is None or max_split_nodes <= 0:
                 continue
-            split, mid, left, right, _ = result
+            split, mid, left, right, _, missing_left = result
             nodes.rows[node]["split"] = split
+            nodes.rows[node]["missing_left"] = missing_left
             max_split_nodes -= 1
             add(start, mid, depth + 1, node, True, left)
             add(mid, end, depth + 1, node, False, right)

@@ -34,7 +34,7 @@ from numba.extending import overload
 from .._config import MISCLASSIFICATION, NUMBA_OPTS
 from .directions import gather_pair, scan_directions
 from .pair_scaling import larger_coefficient_first, min_max_scaling
-from .scan import best_cut, cut_objective_is, scan_projection
+from .scan import best_cut, best_cut_missing, cut_objective_is, scan_projection
 from .sweep import sweep_pair
 from .traversal import project_row
 
@@ -192,6 +192,18 @@ def _best_cut_of_pseudolabels(values, order, cuts):
 
     def scan(values, order, cuts):
         return scan_pseudolabels(values, order, cuts.labels, cuts.weights, cuts.w0, cuts.w1)
+    return scan
+
+
+@overload(best_cut_missing)
+def _best_cut_missing_of_pseudolabels(values, order, missing, cuts):
+    # TAO refuses data with missing values before any reduced problem is built
+    # (tao_estimators), so no projection it scans holds NaN: no valid cut here
+    if not cut_objective_is(cuts, PseudolabelCuts):
+        return None
+
+    def scan(values, order, missing, cuts):
+        return -np.inf, -1, False
     return scan
 
 

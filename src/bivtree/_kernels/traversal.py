@@ -9,7 +9,15 @@ A node is either linear or categorical:
   ``f = features[0]``, whose values are category codes, and a sample goes left
   iff its code ``c = x[f]`` is an integer in ``[0, 63]`` whose bit ``1 << c`` is
   set in the 64-bit mask. Any other value (a code never seen at fit, a code
-  outside ``[0, 63]``, a fraction, NaN) goes right.
+  outside ``[0, 63]``, a fraction) goes right.
+
+**Missing values.** A sample is *missing* at a node when the node's value for
+it is NaN: for a linear node the projection (NaN exactly when one of the used
+features is NaN, the data being finite otherwise), for a categorical node the
+code. Every decision node stores the side a missing sample takes,
+``missing_left`` (learned at fit, see :mod:`bivtree.growing`). Non-missing
+samples are tested as before, so a tree fitted on data without NaN routes every
+complete row exactly as it did before missing values were supported.
 
 :func:`goes_left` is that decision, and growth (:func:`partition_samples`),
 prediction (:func:`apply_rows`, :func:`decision_path_rows`) and the splitters'
@@ -57,17 +65,37 @@ def in_category_set(code, category_mask):
 
 
 @njit(inline="always", **NUMBA_OPTS)
-def goes_left(X, i, features, weights, threshold, category_mask):
+def goes_left(X, i, features, weights, threshold, category_mask, missing_left):
     """Whether row ``i`` of ``X`` goes to the left child of a node.
 
     ``category_mask`` (uint64) is 0 for a linear node, whose test is
     ``project_row(...) <= threshold`` exactly as before categorical nodes
     existed; otherwise the node is categorical and ``threshold`` and
-    ``weights`` are not read.
+    ``weights`` are not read. A sample whose node value is NaN (a missing
+    value in a feature the node uses) goes left iff ``missing_left``.
     """
     if category_mask != np.uint64(0):
-        return in_category_set(X[i, features[0]], category_mask)
-    return project_row(X, i, features, weights) <= threshold
+        code = X[i, features[0]]
+        if code != code:
+            return missing_left
+        return in_category_set(code, category_mask)
+    s = project_row(X, i, features, weights)
+    if s <= threshold:
+        return True
+    # NaN fails the comparison above: only then is the missing side read
+    return missing_left and s != s
+
+
+@njit(**NUMBA_OPTS)
+def rows_missing(X, samples, features):
+    """Whether any of ``samples`` has NaN in one of the used ``features`` (``-1``: unused)."""
+    for p in range(samples.shape[0]):
+        i = samples[p]
+        for k in range(features.shape[0]):
+            f = features[k]
+            if f >= 0 and X[i, f] != X[i, f]:
+                return True
+    return False
 
 
 @njit(**NUMBA_OPTS)
@@ -78,12 +106,14 @@ def project_samples(X, samples, features, weights, out):
 
 
 @njit(**NUMBA_OPTS)
-def partition_samples(X, samples, start, end, features, weights, threshold, category_mask=0):
+def partition_samples(X, samples, start, end, features, weights, threshold, category_mask=0,
+                      missing_left=False):
     """Reorder ``samples[start:end]`` in place: left-going first; return the split point.
 
-    ``category_mask`` (0: a linear node) is the node's category set, see
-    :func:`goes_left`. The order within each side is kept (a stable
-    partition), so a build is reproducible whatever the splitter did before.
+    ``category_mask`` (0: a linear node) is the node's category set and
+    ``missing_left`` the side of a missing value, see :func:`goes_left`.
+    The order within each side is kept (a stable partition), so a build is
+    reproducible whatever the splitter did before.
     """
     mask = np.uint64(category_mask)
     n = end - start
@@ -91,7 +121,7 @@ def partition_samples(X, samples, start, end, features, weights, threshold, cate
     n_left = 0
     for p in range(start, end):
         i = samples[p]
-        if goes_left(X, i, features, weights, threshold, mask):
+        if goes_left(X, i, features, weights, threshold, mask, missing_left):
             samples[start + n_left] = i
             n_left += 1
         else:
@@ -103,13 +133,13 @@ def partition_samples(X, samples, start, end, features, weights, threshold, cate
 
 @njit(parallel=True, **NUMBA_OPTS)
 def apply_rows(X, children_left, children_right, features, weights, threshold, category_mask,
-               out):
+               missing_left, out):
     """Leaf id reached by every row of ``X``."""
     for i in prange(X.shape[0]):
         node = 0
         while children_left[node] != -1:
             if goes_left(X, i, features[node], weights[node], threshold[node],
-                         category_mask[node]):
+                         category_mask[node], missing_left[node]):
                 node = children_left[node]
             else:
                 node = children_right[node]
@@ -118,7 +148,7 @@ def apply_rows(X, children_left, children_right, features, weights, threshold, c
 
 @njit(**NUMBA_OPTS)
 def decision_path_rows(X, children_left, children_right, features, weights, threshold,
-                       category_mask, max_len):
+                       category_mask, missing_left, max_len):
     """CSR pieces (indptr, indices) of the nodes each row of ``X`` visits."""
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -130,7 +160,7 @@ def decision_path_rows(X, children_left, children_right, features, weights, thre
         pos += 1
         while children_left[node] != -1:
             if goes_left(X, i, features[node], weights[node], threshold[node],
-                         category_mask[node]):
+                         category_mask[node], missing_left[node]):
                 node = children_left[node]
             else:
                 node = children_right[node]

@@ -31,8 +31,10 @@ class DiagonalSplitter(Splitter):
         # positive weight (zero-weight samples are ignored by the fit, so they
         # must not move the scaling and with it the searched directions)
         X = data.X[data.sample_weight > 0] if np.any(data.sample_weight > 0) else data.X
-        lo = X.min(axis=0)
-        span = X.max(axis=0) - lo
+        # the known values' range (NaN, a missing value, is left out; a column
+        # with no known value gets span NaN and so inverse scale 0)
+        lo = np.fmin.reduce(X, axis=0)
+        span = np.fmax.reduce(X, axis=0) - lo
         self.offset = np.ascontiguousarray(lo)
         with np.errstate(divide="ignore"):
             self.inv_scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
