@@ -306,3 +306,87 @@ def test_all_missing_column_is_never_split_on():
     est = BivariateTreeClassifier(max_depth=4).fit(X, y)
     assert not np.any(est.tree_.features == 2)
     assert est.feature_importances_[2] == 0.0
+
+
+# ======================================================================== the views
+def _fitted_with_missing():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[rng.uniform(size=X.shape) < 0.15] = np.nan
+    # missing x3 marks class 1 half of the time: a side worth learning
+    X[(y == 1) & (rng.uniform(size=300) < 0.5), 3] = np.nan
+    return BivariateTreeClassifier(max_depth=3).fit(X, y), X, y
+
+
+def test_text_exports_say_where_missing_values_go():
+    from bivtree import export_graphviz, export_rules, export_text
+
+    est, X, _ = _fitted_with_missing()
+    tree = est.tree_
+    text = export_text(est, decimals=None)
+    lines = text.splitlines()
+    # the root's missing clause is on the branch its missing side names
+    names = " or ".join(f"x{f}" for f in tree.features[0] if f >= 0)
+    clause = f" or {names} is missing"
+    if tree.missing_go_left[0]:
+        assert lines[0].startswith("if ") and lines[0].endswith(clause + ":")
+    else:
+        assert not lines[0].endswith(clause + ":")
+        assert any(line.startswith("else:  # ") and line.endswith(clause) for line in lines)
+    assert text.count(" is missing") == int(np.count_nonzero(~tree.is_leaf))
+    # rows: every training sample satisfies the conditions of the leaf it reaches,
+    # a missing value passing a condition iff the condition says so
+    rows = export_rules(est, X=X)
+    leaves = est.apply(X)
+    for row in rows:
+        for i in np.flatnonzero(leaves == row["leaf"]):
+            for c in row["conditions"]:
+                values = X[i, c["features"]]
+                if np.isnan(values).any():
+                    assert c["missing"], (row["rule"], c)
+                else:
+                    s = float(np.dot(c["weights"], values))
+                    assert (s <= c["threshold"]) == (c["op"] == "<=")
+        assert all(" or " not in c["text"] or c["missing"] for c in row["conditions"])
+    dot = export_graphviz(est)
+    assert "is missing" in dot
+
+
+def test_plot_draws_missing_samples_in_a_strip():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from bivtree import plot_split, plot_tree
+
+    est, X, y = _fitted_with_missing()
+    ax = plot_split(est, 0, X, y)
+    strips = [p for p in ax.patches if p.get_gid() == "missing-strip"]
+    assert len(strips) == 1
+    # the strip lies right of the scatter's points
+    x0 = strips[0].get_x()
+    known = [c.get_offsets() for c in ax.collections if len(c.get_offsets())]
+    points = np.vstack(known)
+    assert np.sum(points[:, 0] >= x0) == int(np.isnan(
+        X[:, [f for f in est.tree_.features[0] if f >= 0]]).any(axis=1).sum())
+    plot_tree(est, X, y)
+    plot_split(est, 0, X, y, highlight=X[np.isnan(X).any(axis=1)][0])
+    matplotlib.pyplot.close("all")
+
+
+def test_explain_names_the_missing_side():
+    from bivtree import explain
+
+    est, X, _ = _fitted_with_missing()
+    row = X[np.isnan(X[:, est.tree_.features[0, 0]])][0]
+    explanation = explain(est, row)
+    step = explanation.steps[0]
+    assert step.missing and step.goes_left == est.tree_.missing_go_left[0]
+    assert "the node's side for missing values" in str(explanation)
+
+
+def test_html_page_with_missing_values():
+    from bivtree import export_html
+
+    est, X, y = _fitted_with_missing()
+    page = export_html(est, X, y)
+    assert "missing_left" in page and "with a missing value not drawn" in page

@@ -16,8 +16,9 @@ unless ``--encoding`` names another) and keep models as JSON
 ``bivtree COMMAND: error: ...`` on stderr with exit status 1 (2 for a malformed command
 line, as argparse does), before any fitting: an output file that exists (unless
 ``--force``), an output folder that does not; an input that is empty, has no rows, is not
-text in its encoding or not a table; a missing column; non-numeric or missing values,
-named by row and column (the estimators do not accept missing values yet). Outputs are
+text in its encoding or not a table; a missing column; non-numeric or infinite values,
+named by row and column, and missing values (empty cells) for a model that does not
+accept them (the default splitters learn where they go at every node). Outputs are
 written to a temporary file beside the target and renamed into place, so a failed write
 leaves no partial file and keeps the file it would have replaced. Any other exception is a
 bug and propagates with its traceback.
@@ -323,8 +324,9 @@ def _write_table(frame, path, force):
             frame.to_csv(partial, index=False, sep="\t" if suffix == ".tsv" else ",")
 
 
-def _check_features(X, source):
-    """Reject non-numeric, missing or infinite values of the feature table ``X``.
+def _check_features(X, source, allow_missing=False):
+    """Reject non-numeric or infinite values of the feature table ``X``, and missing ones
+    unless ``allow_missing`` (a model that learned where they go).
 
     The estimators would reject them too, but without the file, the rows or the columns.
     """
@@ -339,7 +341,10 @@ def _check_features(X, source):
                    if rows.size else "")
         raise ValueError(f"{source}: non-numeric column(s) {[str(c) for c in text]}{example}; "
                          "bivariate splits need numbers: encode them first")
-    for what, mask in (("missing", X.isna()), ("infinite", X.isin([np.inf, -np.inf]))):
+    checks = [("infinite", X.isin([np.inf, -np.inf]))]
+    if not allow_missing:
+        checks.insert(0, ("missing", X.isna()))
+    for what, mask in checks:
         rows = np.flatnonzero(mask.any(axis=1).to_numpy())
         if rows.size:
             counts = mask.sum()
@@ -347,8 +352,10 @@ def _check_features(X, source):
             shown = ", ".join(str(r + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
             raise ValueError(f"{source}: {rows.size} of {len(X)} rows have {what} values "
                              f"(rows {shown}, counting data rows from 1) in column(s) "
-                             f"{columns}; bivtree does not handle {what} values: drop or "
-                             "impute those rows first")
+                             f"{columns}; this model does not handle {what} values: drop or "
+                             "impute those rows first" + (
+                                 " (or fit with a splitter that accepts missing values, "
+                                 "e.g. the default)" if what == "missing" else ""))
 
 
 def _reports_errors(run):
@@ -490,7 +497,6 @@ def _run_fit(args):
     if not features:
         raise ValueError(f"{args.data}: no feature columns left")
     X, y = frame[features], frame[args.target]
-    _check_features(X, args.data)
     if y.isna().any():
         raise ValueError(f"target column {args.target!r} has {int(y.isna().sum())} missing "
                          "value(s)")
@@ -512,6 +518,7 @@ def _run_fit(args):
             raise ValueError("--class-weight applies to classifiers only")
         model = BivariateTreeRegressor(**params)
     model.set_params(**dict(args.set))
+    _check_features(X, args.data, allow_missing=model._accepts_missing())
     say = (lambda *a, **k: None) if args.quiet else print
     say(f"fitting a {type(model).__name__} (splitter {model.splitter!r}) on "
         f"{X.shape[0]} samples x {X.shape[1]} features, target {args.target!r}", flush=True)
@@ -565,7 +572,9 @@ def _feature_frame(model, frame, source):
                          "fitted on")
     else:
         X = frame
-    _check_features(X, source)
+    # empty cells are missing values; a model that learned where they go takes them,
+    # so no row is dropped
+    _check_features(X, source, allow_missing=model._accepts_missing())
     return X if names is not None else X.to_numpy()
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
+from ._kernels.scan import ALL_KNOWN_LEFT
 from .formatting import (
     DEFAULT_DECIMALS,
     feature_signs,
@@ -26,7 +27,6 @@ from .formatting import (
     resolve_class_labels,
     resolve_feature_names,
 )
-from ._kernels.scan import ALL_KNOWN_LEFT
 from .persistence import from_json, load_model, save_model, to_json
 from .tree import mask_to_categories
 

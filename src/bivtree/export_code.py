@@ -10,9 +10,10 @@ written in the order :func:`bivtree._kernels.traversal.project_row` computes it
 (``0.0 + w0 * x0 + w1 * x1 ... <= t``, one IEEE double rounding per operation,
 slot by slot), and every constant is written so that it is read back as the very
 double the tree stores. A categorical node (``category_mask != 0``) tests
-membership of the code in its set of integers, so a fraction, a code outside
-the set or a missing value goes right, as in
-:func:`bivtree._kernels.traversal.goes_left`.
+membership of the code in its set of integers, so a fraction or a code outside
+the set goes right, as in :func:`bivtree._kernels.traversal.goes_left`. A
+missing value (SQL ``NULL``, Python ``NaN``) in a feature a node uses takes the
+node's missing side (``Tree.missing_go_left``).
 """
 
 import math
@@ -162,19 +163,28 @@ def _sql_value(value, decimals):
 
 
 def _sql_test(tree, node, columns, decimals):
-    """The SQL condition that is true exactly when a row goes left at ``node``."""
+    """The SQL condition that is true exactly when a row goes left at ``node``.
+
+    A NULL in a feature of the test makes the comparison NULL, which counts as
+    false (right); a node whose missing side is the left one adds ``OR ... IS NULL``.
+    """
     slots = _used_slots(tree, node)
     mask = int(tree.category_mask[node])
     if mask:
         # ``IN`` compares numerically: 2.0 matches 2, 2.5 and NULL match nothing
         codes = ", ".join(str(c) for c in mask_to_categories(mask))
-        return f"{columns[slots[0][0]]} IN ({codes})"
-    # the sum starts at 0.0 and adds the terms left to right, as project_row does;
-    # a weight of exactly 1 is left out of its term (1 * x == x for every double)
-    terms = ["0.0"]
-    for f, w in slots:
-        terms.append(columns[f] if w == 1.0 else f"{sql_float(w, decimals)} * {columns[f]}")
-    return f"{' + '.join(terms)} <= {sql_float(tree.threshold[node], decimals)}"
+        test = f"{columns[slots[0][0]]} IN ({codes})"
+    else:
+        # the sum starts at 0.0 and adds the terms left to right, as project_row does;
+        # a weight of exactly 1 is left out of its term (1 * x == x for every double)
+        terms = ["0.0"]
+        for f, w in slots:
+            terms.append(columns[f] if w == 1.0 else f"{sql_float(w, decimals)} * {columns[f]}")
+        test = f"{' + '.join(terms)} <= {sql_float(tree.threshold[node], decimals)}"
+    if not tree.missing_go_left[node]:
+        return test
+    nulls = " OR ".join(f"{columns[f]} IS NULL" for f, _ in slots)
+    return f"({test} OR {nulls})"
 
 
 def _sql_case(tree, columns, outputs, decimals):
@@ -251,8 +261,10 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     -----
     A leaf's ``WHEN`` holds the tests where its path turns left, joined by
     ``AND``; leaves are listed left to right, so the first ``WHEN`` that holds
-    names the row's leaf, and a test that is NULL (a missing value) counts as
-    false, sending the row right. SQLite limits an expression to 1,000 levels
+    names the row's leaf. A missing value is a NULL: a test that is NULL counts
+    as false, sending the row right, and a node whose missing side is the left
+    one (``Tree.missing_go_left``) tests ``... OR "x0" IS NULL`` for its features,
+    so NULLs go where :meth:`apply` sends NaN. SQLite limits an expression to 1,000 levels
     (``SQLITE_MAX_EXPR_DEPTH``), so a leaf with more left turns than that
     needs a larger limit there.
 
@@ -314,16 +326,18 @@ _PY_BODY = '''\
         mask = category_mask[node]
         if mask:
             # a category code: an integer in [0, 63] whose bit is set goes left;
-            # a fraction, another number or NaN goes right
+            # a fraction or another number goes right, NaN (missing) to its side
             code = row[features[node][0]]
             goes_left = (0.0 <= code <= 63.0 and code == code // 1
-                         and (mask >> int(code)) & 1 == 1)
+                         and (mask >> int(code)) & 1 == 1) or (
+                             code != code and missing_left[node])
         else:
             # slot by slot from 0.0, one rounding per operation, as bivtree does
             total = 0.0
             for feature, weight in zip(features[node], weights[node]):
                 total += weight * row[feature]
-            goes_left = total <= threshold[node]
+            # NaN (a missing value) fails the comparison and takes its side
+            goes_left = total <= threshold[node] or (total != total and missing_left[node])
         node = left[node] if goes_left else right[node]
     return output[node]
 '''
@@ -409,5 +423,6 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     lines += _py_table("weights", weights)
     lines += _py_table("threshold", [_py_value(float(t)) for t in tree.threshold])
     lines += _py_table("category_mask", [str(int(m)) for m in tree.category_mask])
+    lines += _py_table("missing_left", [str(bool(m)) for m in tree.missing_go_left])
     lines += _py_table("output", [_py_value(v) for v in _leaf_outputs(tree, classes, output)])
     return "\n".join(lines) + "\n" + _PY_BODY

@@ -65,7 +65,7 @@ def min_max_scaling(X, rows, f):
     hi = -np.inf
     for p in range(rows.shape[0]):
         v = X[rows[p], f]
-        if v != v:
+        if math.isnan(v):
             continue
         lo = min(lo, v)
         hi = max(hi, v)

@@ -20,6 +20,7 @@ searches together are exact for this problem: the best over every partition
 of the known values by a cut times the side of the missing rows.
 """
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -37,7 +38,6 @@ from .criteria import (
 )
 from .sorting import argsort_values
 from .traversal import project_row
-
 
 #: threshold of the cut that sends every known value left and the missing ones
 #: right: the largest double, so every finite projection is at most it (the
@@ -178,7 +178,7 @@ def scan_with_missing(values, n_missing, cuts):
     a = 0
     b = 0
     for p in range(n):
-        if values[p] != values[p]:
+        if math.isnan(values[p]):
             missing[b] = p
             b += 1
         else:
@@ -199,7 +199,7 @@ def count_missing(values):
     """Number of NaN entries of ``values``."""
     n_missing = 0
     for p in range(values.shape[0]):
-        if values[p] != values[p]:
+        if math.isnan(values[p]):
             n_missing += 1
     return n_missing
 

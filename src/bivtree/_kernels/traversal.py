@@ -27,6 +27,8 @@ floating-point number: the rule routes each training sample exactly as the
 search decided.
 """
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -76,14 +78,14 @@ def goes_left(X, i, features, weights, threshold, category_mask, missing_left):
     """
     if category_mask != np.uint64(0):
         code = X[i, features[0]]
-        if code != code:
+        if math.isnan(code):
             return missing_left
         return in_category_set(code, category_mask)
     s = project_row(X, i, features, weights)
     if s <= threshold:
         return True
     # NaN fails the comparison above: only then is the missing side read
-    return missing_left and s != s
+    return missing_left and math.isnan(s)
 
 
 @njit(**NUMBA_OPTS)
@@ -93,7 +95,7 @@ def rows_missing(X, samples, features):
         i = samples[p]
         for k in range(features.shape[0]):
             f = features[k]
-            if f >= 0 and X[i, f] != X[i, f]:
+            if f >= 0 and math.isnan(X[i, f]):
                 return True
     return False
 
