@@ -217,6 +217,9 @@ class Tree:
         Whether a sample with a missing value (NaN) in a feature the node uses
         goes left (``False`` at leaves); ``None`` takes the default rule at every
         node (:func:`default_missing_left`).
+    missing_learned : bool, default=None
+        Whether ``missing_go_left`` holds learned sides; ``None`` means "whether
+        it is given". ``False`` with an array requires the default sides.
 
     Attributes
     ----------
@@ -228,7 +231,7 @@ class Tree:
 
     def __init__(self, children_left, children_right, features, weights, threshold,
                  impurity, n_node_samples, weighted_n_node_samples, value, n_features,
-                 category_mask=None, missing_go_left=None):
+                 category_mask=None, missing_go_left=None, missing_learned=None):
         self.children_left = np.ascontiguousarray(children_left, dtype=ITYPE)
         self.children_right = np.ascontiguousarray(children_right, dtype=ITYPE)
         self.features = np.ascontiguousarray(np.atleast_2d(features), dtype=ITYPE)
@@ -241,20 +244,26 @@ class Tree:
         self.value = np.ascontiguousarray(np.atleast_2d(value), dtype=DTYPE)
         self.n_features = int(n_features)
         self.category_mask = _as_mask_array(category_mask, self.children_left.shape[0])
-        self.missing_learned = missing_go_left is not None
+        self.missing_learned = (missing_go_left is not None if missing_learned is None
+                                else bool(missing_learned))
         self._check()
+        default = default_missing_sides(self.children_left, self.children_right,
+                                        self.weighted_n_node_samples)
         if missing_go_left is None:
-            self.missing_go_left = default_missing_sides(
-                self.children_left, self.children_right, self.weighted_n_node_samples)
-        else:
-            missing_go_left = np.asarray(missing_go_left)
-            if missing_go_left.shape != (self.node_count,) or missing_go_left.dtype.kind not in "biu":
-                raise ValueError(f"tree array 'missing_go_left' must hold one boolean per node "
-                                 f"({self.node_count})")
-            if not np.isin(missing_go_left, (0, 1)).all():
-                raise ValueError("tree array 'missing_go_left' must hold booleans (0 or 1)")
-            self.missing_go_left = np.ascontiguousarray(missing_go_left, dtype=bool)
-            self.missing_go_left[self.children_left == TREE_LEAF] = False
+            self.missing_go_left = default
+            return
+        missing_go_left = np.asarray(missing_go_left)
+        if (missing_go_left.shape != (self.node_count,)
+                or missing_go_left.dtype.kind not in "biu"):
+            raise ValueError(f"tree array 'missing_go_left' must hold one boolean per node "
+                             f"({self.node_count})")
+        if not np.isin(missing_go_left, (0, 1)).all():
+            raise ValueError("tree array 'missing_go_left' must hold booleans (0 or 1)")
+        self.missing_go_left = np.ascontiguousarray(missing_go_left, dtype=bool)
+        self.missing_go_left[self.children_left == TREE_LEAF] = False
+        if not self.missing_learned and not np.array_equal(self.missing_go_left, default):
+            raise ValueError("tree array 'missing_go_left' differs from the default sides "
+                             "(the heavier child) but missing_learned is False")
 
     def _check(self):
         n = self.children_left.shape[0]

@@ -133,10 +133,11 @@ def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
     best_pos : int
         Last sorted position that goes left, ``-1`` when no cut is valid.
     """
-    # no rows held aside: the left side starts empty (adding these zeros changes no sum)
+    # no rows held aside (n_start = 0): the left side starts empty, and the
+    # start_counts argument (here tot_counts) is not read
     return best_cut_offset(values, order, labels, targets, sample_weight, criterion,
                            tot_counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
-                           left_counts, right_counts, tot_counts * 0.0, 0.0, 0.0, 0,
+                           left_counts, right_counts, tot_counts, 0.0, 0.0, 0,
                            order.shape[0], False)
 
 
@@ -149,10 +150,11 @@ def best_cut_offset(values, order, labels, targets, sample_weight, criterion,
 
     The sorted rows ``order`` are the node's rows whose value is known; the
     other rows (the node's missing values) are fixed on one side: on the left
-    when their totals ``start_counts`` (class weights), ``start_w`` (weight),
-    ``start_t`` (weighted target sum) and count ``n_start`` are given, so every
-    left prefix starts from them; on the right when those are zeros, since the
-    node totals ``tot_counts``, ``w_total``, ``t_sum`` and ``n_total`` (the
+    when their count ``n_start`` is positive, with their totals ``start_counts``
+    (class weights), ``start_w`` (weight) and ``start_t`` (weighted target sum),
+    so every left prefix starts from them; on the right when ``n_start`` is 0
+    (``start_counts`` is then not read, ``start_w`` and ``start_t`` are 0), since
+    the node totals ``tot_counts``, ``w_total``, ``t_sum`` and ``n_total`` (the
     number of rows) include them and the right side is the node minus the left.
     ``cut_after_last`` also allows the cut after the last sorted row (every
     known value left, the rows held aside right). With nothing held aside this
@@ -182,8 +184,9 @@ def best_cut_offset(values, order, labels, targets, sample_weight, criterion,
     sum_left = start_t
     if not regression:
         for c in range(n_classes):
-            left_counts[c] = start_counts[c]
-            right_counts[c] = tot_counts[c] - start_counts[c]
+            held = start_counts[c] if n_start > 0 else 0.0
+            left_counts[c] = held
+            right_counts[c] = tot_counts[c] - held
             sq_left += left_counts[c] * left_counts[c]
             xl_left += xlogx(left_counts[c])
             max_left = max(max_left, left_counts[c])

@@ -154,7 +154,7 @@ def _best_cut_missing_of_criterion(values, order, missing, cuts):
         proxy, pos = best_cut_offset(
             values, order, cuts.labels, cuts.targets, cuts.weights, cuts.criterion,
             cuts.counts, cuts.w_total, cuts.t_sum, cuts.min_samples_leaf, cuts.min_weight_leaf,
-            cuts.left_counts, cuts.right_counts, held * 0.0, 0.0, 0.0, 0, n_total, True)
+            cuts.left_counts, cuts.right_counts, held, 0.0, 0.0, 0, n_total, True)
         proxy_l, pos_l = best_cut_offset(
             values, order, cuts.labels, cuts.targets, cuts.weights, cuts.criterion,
             cuts.counts, cuts.w_total, cuts.t_sum, cuts.min_samples_leaf, cuts.min_weight_leaf,

@@ -6,6 +6,10 @@ univariate test; the bivariate test is used only when it beats the best
 univariate one. The winning test is transformed back to the original units
 (the paper's example: ``X1 + X2 <= 1.5`` on scaled data becomes
 ``X1 + 0.00543 X2 <= 2.5163``).
+
+Missing values (NaN): the scaling is that of the known values; the samples
+missing a feature of a test go, together, to its better side (every cut of the
+known projections times the side of the missing samples is scored).
 """
 
 import numpy as np
