@@ -369,7 +369,13 @@ def test_plot_draws_missing_samples_in_a_strip():
     assert np.sum(points[:, 0] >= x0) == int(np.isnan(
         X[:, [f for f in est.tree_.features[0] if f >= 0]]).any(axis=1).sum())
     plot_tree(est, X, y)
-    plot_split(est, 0, X, y, highlight=X[np.isnan(X).any(axis=1)][0])
+    # a highlighted sample missing a feature of the root is marked inside the strip
+    row = X[np.isnan(X[:, est.tree_.features[0, 0]])][0]
+    ax = plot_split(est, 0, X, y, highlight=row)
+    strip = next(p for p in ax.patches if p.get_gid() == "missing-strip")
+    star = next(c for c in ax.collections if c.get_gid() == "highlight")
+    x, y = star.get_offsets()[0]
+    assert strip.get_x() < x < strip.get_x() + strip.get_width() and np.isfinite(y)
     matplotlib.pyplot.close("all")
 
 

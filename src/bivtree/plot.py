@@ -541,9 +541,16 @@ def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_nam
     rows = view.rows[shown]
     known = np.isfinite(u) & np.isfinite(v)
     _draw_points(ax, u[known], v[known], rows[known], data, colours, norm, cmap, size)
-    if not known.all():
+    # a highlighted sample missing a feature of the test is marked in the strip too
+    sample_missing = sample is not None and not np.all(np.isfinite(sample[0]))
+    if not known.all() or sample_missing:
+        right = u1
         u1 = _draw_missing_strip(ax, view, v[~known], rows[~known], (u0, u1, v0, v1), data,
                                  colours, norm, cmap, size, fontsize, rng)
+        if sample_missing:
+            width = (u1 - right) / (1.0 + _STRIP_GAP)  # the strip's, as drawn
+            y = sample[0][1] if np.isfinite(sample[0][1]) else 0.5 * (v0 + v1)
+            sample = ((right + (_STRIP_GAP + 0.5) * width, y), *sample[1:])
 
     ax.set_xlim(u0, u1)
     ax.set_ylim(v0, v1)
@@ -577,8 +584,10 @@ def _draw_points(ax, u, v, rows, data, colours, norm, cmap, size):
         ax.scatter(u, v, color="0.35", s=size, linewidths=0, zorder=3)
 
 
-#: width of the strip of samples with a missing value, as a fraction of the plot's width.
+#: width of the strip of samples with a missing value, as a fraction of the plot's width,
+#: and the gap before it, as a fraction of the strip's width.
 _MISSING_STRIP = 0.16
+_STRIP_GAP = 0.25
 
 
 def _draw_missing_strip(ax, view, v, rows, box, data, colours, norm, cmap, size, fontsize,
@@ -592,8 +601,8 @@ def _draw_missing_strip(ax, view, v, rows, box, data, colours, norm, cmap, size,
     """
     u0, u1, v0, v1 = box
     width = _MISSING_STRIP * (u1 - u0)
-    s0, s1 = u1 + 0.25 * width, u1 + 1.25 * width
-    ax.axvline(u1 + 0.125 * width, color="0.3", lw=0.6, ls=(0, (2, 2)), zorder=1)
+    s0, s1 = u1 + _STRIP_GAP * width, u1 + (1.0 + _STRIP_GAP) * width
+    ax.axvline(u1 + 0.5 * _STRIP_GAP * width, color="0.3", lw=0.6, ls=(0, (2, 2)), zorder=1)
     ax.axvspan(s0, s1, facecolor="0.55" if view.missing_left else "white",
                alpha=0.13 if view.missing_left else 0.0, edgecolor="none", zorder=0,
                gid="missing-strip")
