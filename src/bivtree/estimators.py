@@ -695,7 +695,8 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         rules = self._resolve_stopping_rules(n_samples, total_weight)
         self.max_features_ = self._resolve_max_features(n_features)
         self._check_pairs(splitter, self.max_features_)
-        has_missing = _has_missing(X[positive])
+        # zero-weight rows are left out of the fit: only the others' NaN count
+        has_missing = _has_missing(X) and _has_missing(X[positive])
         if has_missing and not splitter.supports_missing:
             raise ValueError(self._missing_refused())
         rng = check_random_state(self.random_state)
