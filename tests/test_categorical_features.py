@@ -12,6 +12,7 @@
 
 import copy
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -110,6 +111,46 @@ def test_two_class_subset_is_the_best_of_all_subsets(problem, criterion):
 @given(problem=category_problems(regression=True))
 def test_regression_subset_is_the_best_of_all_subsets(problem):
     check_subset(*problem, "squared_error", 1, exact=True)
+
+
+def check_subset_with_missing(codes, y, w, criterion, n_classes, holes):
+    codes = np.where(holes, np.nan, codes)
+    split = subset_split(codes, y, w, criterion, n_classes)
+    brute = naive.best_category_subset_missing(codes, y, w, criterion, n_classes)
+    scale = float(w.sum()) * (1.0 + float(np.max(np.abs(y))) ** 2)
+    if split is None:
+        # no subset and side does better than the node itself (or nothing varies)
+        node = float(w.sum()) * naive.impurity(y, w, criterion, n_classes)
+        assert brute == math.inf or brute == pytest.approx(node, rel=1e-9, abs=1e-9 * scale)
+        return
+    # the stored set and missing side route the partition the search reported
+    mask = int(split.category_mask)
+    missing = np.isnan(codes)
+    left = np.where(missing, split.missing_left,
+                    [(not m) and (mask >> int(c)) & 1 == 1 for c, m in
+                     zip(np.nan_to_num(codes), missing)])
+    assert 0 < left.sum() < codes.size
+    g = naive.weighted_child_impurity(left, y, w, criterion, n_classes)
+    assert split.objective == pytest.approx(g, rel=1e-9, abs=1e-9 * scale)
+    assert split.objective == pytest.approx(brute, rel=1e-9, abs=1e-9 * scale)
+
+
+@settings(max_examples=150, **HYPOTHESIS)
+@given(problem=category_problems(regression=False),
+       criterion=st.sampled_from(["gini", "entropy", "misclassification"]),
+       seed=st.integers(0, 2 ** 32 - 1), share=st.sampled_from([0.1, 0.3, 0.6]))
+def test_two_class_subset_with_missing_categories_is_the_best_of_all(problem, criterion,
+                                                                    seed, share):
+    holes = np.random.default_rng(seed).uniform(size=problem[0].size) < share
+    check_subset_with_missing(*problem, criterion, 2, holes)
+
+
+@settings(max_examples=150, **HYPOTHESIS)
+@given(problem=category_problems(regression=True), seed=st.integers(0, 2 ** 32 - 1),
+       share=st.sampled_from([0.1, 0.3, 0.6]))
+def test_regression_subset_with_missing_categories_is_the_best_of_all(problem, seed, share):
+    holes = np.random.default_rng(seed).uniform(size=problem[0].size) < share
+    check_subset_with_missing(*problem, "squared_error", 1, holes)
 
 
 @settings(max_examples=100, **HYPOTHESIS)
@@ -310,18 +351,17 @@ def test_more_than_64_categories_need_max_categories():
     assert resolve_feature_names(est)[0].categories[-1] == INFREQUENT_LABEL
 
 
-def test_unseen_and_missing_categories_are_named_without_missing_value_support():
+def test_unseen_and_missing_categories_are_named_by_a_search_without_missing_values():
     frame, y = categorical_fit_data(2, n=60)
-    est = BivariateTreeClassifier(max_depth=3).fit(frame, y)
+    est = BivariateTreeClassifier(splitter="hillclimb", max_depth=3).fit(frame, y)
     new = frame.head(3).assign(colour=["red", "purple", "blue"])
     with pytest.raises(ValueError, match="'purple', a category not seen at fit"):
         est.predict(new)
     with pytest.raises(ValueError, match="missing value"):
-        BivariateTreeClassifier().fit(frame.assign(colour=frame["colour"].where(
-            frame.index != 4, None)), y)
+        BivariateTreeClassifier(splitter="hillclimb").fit(frame.assign(
+            colour=frame["colour"].where(frame.index != 4, None)), y)
 
 
-@pytest.mark.xfail(strict=True, reason="needs native missing values")
 def test_unseen_and_missing_categories_go_to_the_missing_side():
     frame, y = categorical_fit_data(2, n=60)
     holes = frame.assign(colour=frame["colour"].where(frame.index % 7 != 0, None))

@@ -435,15 +435,46 @@ def test_encoding_option_reads_other_encodings(capsys, tmp_path, table):
     assert "unknown encoding 'klingon'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", ["predict", "show"])
-def test_missing_values_are_named_by_row_and_column(capsys, tmp_path, table, model_file,
-                                                    command):
-    _path, frame = table
+def _table_with_holes(tmp_path, frame):
     holes = frame.copy()
     holes.loc[[3, 41], "height"] = np.nan
     holes.loc[41, "age"] = np.nan
     data = tmp_path / "holes.csv"
     holes.to_csv(data, index=False)
+    return data, holes
+
+
+def test_empty_cells_are_missing_values_fitted_and_predicted_row_for_row(capsys, tmp_path,
+                                                                         table):
+    pd = pytest.importorskip("pandas")
+    _path, frame = table
+    data, holes = _table_with_holes(tmp_path, frame)
+    model = tmp_path / "holes.json"
+    assert main(["fit", str(data), "--target", "label", "--drop", "id", "--max-depth", "3",
+                 "--quiet", "-o", str(model)]) == 0
+    fitted = BivariateTreeClassifier.load(model)
+    assert fitted.tree_.missing_learned
+    out = tmp_path / "predictions.csv"
+    assert main(["predict", str(model), str(data), "-o", str(out)]) == 0
+    predicted = pd.read_csv(out)
+    # every row gets its prediction, the rows with empty cells included
+    assert len(predicted) == len(holes)
+    expected = fitted.predict(holes[["waist", "height", "age"]])
+    assert predicted["prediction"].tolist() == expected.tolist()
+    assert main(["show", str(model), "--data", str(data), "--out",
+                 str(tmp_path / "tree.png")]) == 0
+    assert (tmp_path / "tree.png").exists()
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("command", ["predict", "show"])
+def test_missing_values_are_named_by_row_and_column(capsys, tmp_path, table, command):
+    """A model whose search refuses missing values names the rows and columns holding them."""
+    path, frame = table
+    model_file = tmp_path / "lda.json"
+    assert main(["fit", str(path), "--target", "label", "--drop", "id", "--max-depth", "1",
+                 "--splitter", "lda", "--quiet", "-o", str(model_file)]) == 0
+    data, _holes = _table_with_holes(tmp_path, frame)
     argv = {"predict": ["predict", str(model_file), str(data)],
             "show": ["show", str(model_file), "--data", str(data), "--out",
                      str(tmp_path / "tree.png")]}[command]
@@ -573,7 +604,6 @@ def test_dirty_table_fit_predict_keep_show(capsys, tmp_path):
     _fit_predict_show(capsys, tmp_path, path, frame)
 
 
-@pytest.mark.xfail(strict=True, reason="needs native missing values")
 def test_dirty_table_with_empty_cells_fit_predict_keep_show(capsys, tmp_path):
     path, frame = _dirty_table(tmp_path, holes=True)
     _fit_predict_show(capsys, tmp_path, path, frame)

@@ -32,15 +32,16 @@ def continuous_data(n=300, d=4, seed=0, n_classes=3):
 
 
 # ------------------------------------------------------------------ bad input
-@pytest.mark.parametrize("bad, message", [
-    (np.nan, "NaN"),
-    (np.inf, "infinity"),
+@pytest.mark.parametrize("bad, splitter, message", [
+    (np.nan, "optimal", "'optimal' splitter does not accept missing values"),
+    (np.inf, "auto", "infinity"),
+    (-np.inf, "univariate", "infinity"),
 ])
-def test_non_finite_X_is_named(bad, message):
+def test_non_finite_X_is_named(bad, splitter, message):
     X, y = continuous_data()
     X[3, 1] = bad
     with pytest.raises(ValueError, match=message):
-        BivariateTreeClassifier().fit(X, y)
+        BivariateTreeClassifier(splitter=splitter).fit(X, y)
 
 
 def test_wrong_dimensions():

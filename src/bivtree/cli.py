@@ -365,8 +365,10 @@ def _check_features(X, source, model, categorical=()):
             shown = ", ".join(str(r + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
             raise ValueError(f"{source}: {rows.size} of {len(X)} rows have {what} values "
                              f"(rows {shown}, counting data rows from 1) in column(s) "
-                             f"{columns}; bivtree does not handle {what} values: drop or "
-                             "impute those rows first")
+                             f"{columns}; this model does not handle {what} values: drop or "
+                             "impute those rows first" + (
+                                 " (or fit with a splitter that accepts missing values, "
+                                 "e.g. the default)" if what == "missing" else ""))
 
 
 def _reports_errors(run):

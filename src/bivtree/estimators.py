@@ -182,11 +182,20 @@ def _column_name(estimator, column):
     return f"column {column}" if names is None else f"column {column} ({names[column]!r})"
 
 
+def _has_missing(X):
+    """Whether ``X`` (float64) holds a missing value (NaN)."""
+    # the sum is NaN iff some entry is (X holds no infinity): one cheap pass
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.isnan(np.sum(X)):
+            return False
+    return bool(np.isnan(X).any())
+
+
 def _check_feature_magnitudes(estimator, X):
     """Raise a ValueError naming the first column of ``X`` outside ``X_MAGNITUDE_RANGE``."""
     low, high = X_MAGNITUDE_RANGE
     magnitude = np.abs(X)
-    largest = magnitude.max(axis=0)
+    largest = np.fmax.reduce(magnitude, axis=0)  # missing values (NaN) left out
     over = np.flatnonzero(largest > high)
     if over.size:
         c = int(over[0])
@@ -341,8 +350,18 @@ class FittedTreeMixin:
         X = encode_predict(self, X)
         _check_numeric_frame(X, self)
         with np.errstate(over="ignore", invalid="ignore"):  # as in _validate_fit_data
-            X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite=True)
+            # NaN is a missing value: every decision node has a side for it
+            X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite="allow-nan")
+        if not self._accepts_missing() and _has_missing(X):
+            raise ValueError(self._missing_refused())
         return _writable(X)
+
+    def _missing_refused(self):
+        """The message refusing NaN in X, for an estimator that does not accept it."""
+        return (f"{type(self).__name__} does not accept missing values (NaN in X); use "
+                "BivariateTreeClassifier / BivariateTreeRegressor with a splitter that learns "
+                "a side for them at every node, or impute X first (e.g. "
+                "sklearn.impute.SimpleImputer)")
 
     def _validate_fit_data(self, X, y, sample_weight):
         # parameters first: they are cheap to check and explain more than a data error
@@ -354,8 +373,11 @@ class FittedTreeMixin:
             _check_numeric_targets(y)
         # scikit-learn's finiteness check first sums X, which overflows harmlessly (and
         # warns) for finite values near the largest double; those get bivtree's range check
+        if y is not None and np.asarray(y).dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError("y contains NaN; missing values are accepted in X only")
         with np.errstate(over="ignore", invalid="ignore"):
-            X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite=True,
+            # NaN in X is a missing value; infinity stays an error
+            X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite="allow-nan",
                                  ensure_min_samples=2, multi_output=False,
                                  y_numeric=not self._is_classifier())
         sample_weight = _check_sample_weight(sample_weight, X, dtype=DTYPE,
@@ -492,9 +514,17 @@ class FittedTreeMixin:
                 f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
         return model
 
+    def _accepts_missing(self):
+        """Whether missing values (NaN in X) are accepted, at fit and at predict.
+
+        An estimator whose search handles them (see ``BaseBivariateTree``) says
+        so; the others refuse NaN everywhere, with a message naming what does.
+        """
+        return False
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = self._accepts_missing()
         tags.input_tags.sparse = True
         return tags
 
@@ -608,6 +638,16 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
             return None if names is None else list(names)
         return self.get_params(deep=False)[name]
 
+    def _accepts_missing(self):
+        cls = SPLITTERS.get(self.splitter) if isinstance(self.splitter, str) else None
+        return cls is not None and cls.supports_missing
+
+    def _missing_refused(self):
+        usable = sorted(name for name, cls in SPLITTERS.items() if cls.supports_missing)
+        return (f"the {self.splitter!r} splitter does not accept missing values (NaN in X); "
+                f"the splitters {usable} learn a side for them at every node; or impute X "
+                "first (e.g. sklearn.impute.SimpleImputer)")
+
     def _make_splitter(self):
         """The ``splitter``: ``splitter_options`` plus what it takes from the estimator.
 
@@ -675,6 +715,10 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         # pairs are searched among the numeric candidates only
         self._check_pairs(splitter, min(self.max_features_,
                                         n_features - self._categorical_columns().size))
+        # zero-weight rows are left out of the fit: only the others' NaN count
+        has_missing = _has_missing(X) and _has_missing(X[positive])
+        if has_missing and not splitter.supports_missing:
+            raise ValueError(self._missing_refused())
         rng = check_random_state(self.random_state)
         all_features = np.arange(n_features, dtype=ITYPE)
         if self.max_features_ >= n_features:
@@ -689,7 +733,7 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
             X=_writable(X, order="F"), labels=labels, targets=targets,
             sample_weight=sample_weight, n_classes=n_classes, criterion=criterion,
             min_samples_leaf=rules["min_samples_leaf"],
-            min_weight_leaf=rules["min_weight_leaf"])
+            min_weight_leaf=rules["min_weight_leaf"], has_missing=has_missing)
         grower = TreeGrower(splitter, sample_features=sample_features,
                             draws_features=self.max_features_ < n_features,
                             n_slots=max(2, min(splitter.max_node_features, n_features)),

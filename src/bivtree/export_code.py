@@ -10,9 +10,10 @@ written in the order :func:`bivtree._kernels.traversal.project_row` computes it
 (``0.0 + w0 * x0 + w1 * x1 ... <= t``, one IEEE double rounding per operation,
 slot by slot), and every constant is written so that it is read back as the very
 double the tree stores. A categorical node (``category_mask != 0``) tests
-membership of the code in its set of integers, so a fraction, a code outside
-the set or a missing value goes right, as in
-:func:`bivtree._kernels.traversal.goes_left`.
+membership of the code in its set of integers, so a fraction or a code outside
+the set goes right, as in :func:`bivtree._kernels.traversal.goes_left`. A
+missing value (SQL ``NULL``, Python ``NaN``) in a feature a node uses takes the
+node's missing side (``Tree.missing_go_left``).
 """
 
 import math
@@ -168,25 +169,41 @@ def _sql_test(tree, node, columns, decimals, values=None):
     ``values`` (``_tabular.code_values``) holds, for a feature encoded as
     categories at fit, the values of each code: the test then compares the
     column with those values instead of codes.
+
+    A NULL in a feature of the test makes the comparison NULL, which counts as
+    false (right); a node whose missing side is the left one adds ``OR ... IS NULL``,
+    and for a column of category values ``OR ... NOT IN`` the values known at fit
+    (the model reads a value it never saw as a missing one).
     """
     slots = _used_slots(tree, node)
     mask = int(tree.category_mask[node])
     if mask:
         f = slots[0][0]
         if values is not None and values[f] is not None:
-            # the column holds the category values themselves; others and NULL go right
+            # the column holds the category values themselves; NULL and a value unseen
+            # at fit (which the model reads as missing) take the missing side
             members = [v for c in mask_to_categories(mask) if c < len(values[f])
                        for v in values[f][c]]
-            return f"{columns[f]} IN ({', '.join(_sql_value(v, None) for v in members)})"
+            known = [v for code_values in values[f] for v in code_values]
+            test = f"{columns[f]} IN ({', '.join(_sql_value(v, None) for v in members)})"
+            unseen = f"{columns[f]} NOT IN ({', '.join(_sql_value(v, None) for v in known)})"
+            if not tree.missing_go_left[node]:
+                return test
+            return f"({test} OR {columns[f]} IS NULL OR {unseen})"
         # ``IN`` compares numerically: 2.0 matches 2, 2.5 and NULL match nothing
         codes = ", ".join(str(c) for c in mask_to_categories(mask))
-        return f"{columns[f]} IN ({codes})"
-    # the sum starts at 0.0 and adds the terms left to right, as project_row does;
-    # a weight of exactly 1 is left out of its term (1 * x == x for every double)
-    terms = ["0.0"]
-    for f, w in slots:
-        terms.append(columns[f] if w == 1.0 else f"{sql_float(w, decimals)} * {columns[f]}")
-    return f"{' + '.join(terms)} <= {sql_float(tree.threshold[node], decimals)}"
+        test = f"{columns[f]} IN ({codes})"
+    else:
+        # the sum starts at 0.0 and adds the terms left to right, as project_row does;
+        # a weight of exactly 1 is left out of its term (1 * x == x for every double)
+        terms = ["0.0"]
+        for f, w in slots:
+            terms.append(columns[f] if w == 1.0 else f"{sql_float(w, decimals)} * {columns[f]}")
+        test = f"{' + '.join(terms)} <= {sql_float(tree.threshold[node], decimals)}"
+    if not tree.missing_go_left[node]:
+        return test
+    missing = " OR ".join(f"{columns[f]} IS NULL" for f, _ in slots)
+    return f"({test} OR {missing})"
 
 
 def _sql_case(tree, columns, outputs, decimals, values=None):
@@ -265,8 +282,10 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     -----
     A leaf's ``WHEN`` holds the tests where its path turns left, joined by
     ``AND``; leaves are listed left to right, so the first ``WHEN`` that holds
-    names the row's leaf, and a test that is NULL (a missing value) counts as
-    false, sending the row right. SQLite limits an expression to 1,000 levels
+    names the row's leaf. A missing value is a NULL: a test that is NULL counts
+    as false, sending the row right, and a node whose missing side is the left
+    one (``Tree.missing_go_left``) tests ``... OR "x0" IS NULL`` for its features,
+    so NULLs go where :meth:`apply` sends NaN. SQLite limits an expression to 1,000 levels
     (``SQLITE_MAX_EXPR_DEPTH``), so a leaf with more left turns than that
     needs a larger limit there.
 
@@ -330,16 +349,18 @@ _PY_BODY = '''\
         mask = category_mask[node]
         if mask:
             # a category code: an integer in [0, 63] whose bit is set goes left;
-            # a fraction, another number or NaN goes right
+            # a fraction or another number goes right, NaN (missing) to its side
             code = row[features[node][0]]
             goes_left = (0.0 <= code <= 63.0 and code == code // 1
-                         and (mask >> int(code)) & 1 == 1)
+                         and (mask >> int(code)) & 1 == 1) or (
+                             code != code and missing_left[node])
         else:
             # slot by slot from 0.0, one rounding per operation, as bivtree does
             total = 0.0
             for feature, weight in zip(features[node], weights[node]):
                 total += weight * row[feature]
-            goes_left = total <= threshold[node]
+            # NaN (a missing value) fails the comparison and takes its side
+            goes_left = total <= threshold[node] or (total != total and missing_left[node])
         node = left[node] if goes_left else right[node]
     return output[node]
 '''
@@ -427,6 +448,7 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     lines += _py_table("weights", weights)
     lines += _py_table("threshold", [_py_value(float(t)) for t in tree.threshold])
     lines += _py_table("category_mask", [str(int(m)) for m in tree.category_mask])
+    lines += _py_table("missing_left", [str(bool(m)) for m in tree.missing_go_left])
     lines += _py_table("output", [_py_value(v) for v in _leaf_outputs(tree, classes, output)])
     values = code_values(estimator)
     if values is None:

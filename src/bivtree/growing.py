@@ -16,6 +16,13 @@ more than a share of the samples; then the subtrees below are grown by as many
 Python threads as the fit has, each with one kernel thread (the kernels release
 the GIL), largest first, and stitched together in preorder. A node's split
 depends only on its samples, so the tree is the same as with one thread.
+
+Missing values: a node whose training samples include one missing a feature of
+its test (NaN) keeps the side the splitter chose for them
+(``Split.missing_left``); a node that saw none sends missing values to the
+child with more training weight, the right one on equal weights (the rule of
+:func:`bivtree.tree.default_missing_left`, scikit-learn's with weights in place
+of sample counts).
 """
 
 import heapq
@@ -28,9 +35,9 @@ import numpy as np
 
 from ._config import IMPURITY_EPSILON, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.criteria import summarize_samples
-from ._kernels.traversal import partition_samples
+from ._kernels.traversal import partition_samples, rows_missing
 from ._threads import check_interrupt
-from .tree import MASK_DTYPE, Tree
+from .tree import MASK_DTYPE, Tree, default_missing_left
 
 
 class _NodeList:
@@ -44,7 +51,8 @@ class _NodeList:
         value, weight, impurity = summary
         node = len(self.rows)
         self.rows.append({"left": TREE_LEAF, "right": TREE_LEAF, "split": None,
-                          "impurity": impurity, "n": n_samples, "w": weight, "value": value})
+                          "impurity": impurity, "n": n_samples, "w": weight, "value": value,
+                          "missing_left": False})
         if parent >= 0:
             self.rows[parent]["left" if is_left else "right"] = node
         return node
@@ -66,12 +74,16 @@ class _NodeList:
             self.rows[parent]["left" if is_left else "right"] = offset
         return offset
 
-    def to_tree(self, n_features):
+    def to_tree(self, n_features, learned_missing=False):
+        """The :class:`Tree`; with ``learned_missing`` (the data had NaN) the missing sides
+        growth decided are stored, else the tree takes the default rule, which
+        gives the same sides."""
         n, k = len(self.rows), self.n_slots
         features = np.full((n, k), NO_FEATURE, dtype=ITYPE)
         weights = np.zeros((n, k))
         threshold = np.full(n, TREE_UNDEFINED)
         category_mask = np.zeros(n, dtype=MASK_DTYPE)
+        missing_left = np.zeros(n, dtype=bool)
         for i, row in enumerate(self.rows):
             split = row["split"]
             if split is not None and row["left"] != TREE_LEAF:
@@ -81,11 +93,12 @@ class _NodeList:
                 weights[i, :m] = split.weights[used]
                 threshold[i] = split.threshold
                 category_mask[i] = split.category_mask
+                missing_left[i] = row["missing_left"]
         return Tree(
             [r["left"] for r in self.rows], [r["right"] for r in self.rows], features, weights,
             threshold, [r["impurity"] for r in self.rows], [r["n"] for r in self.rows],
             [r["w"] for r in self.rows], np.array([r["value"] for r in self.rows]), n_features,
-            category_mask)
+            category_mask, missing_left if learned_missing else None)
 
 
 #: a subtree grown on its own thread has at least this many samples at its root; smaller
@@ -101,11 +114,13 @@ class _Pending:
     """A node of the top of a tree grown in parallel: its samples ``[start, end)``, and
     either its split and two children, a subtree grown on a thread, or neither (a leaf)."""
 
-    __slots__ = ("children", "depth", "end", "split", "start", "subtree", "summary")
+    __slots__ = ("children", "depth", "end", "missing_left", "split", "start", "subtree",
+                 "summary")
 
     def __init__(self, start, end, depth, summary):
         self.start, self.end, self.depth, self.summary = start, end, depth, summary
         self.split = self.children = self.subtree = None
+        self.missing_left = False
 
 
 class TreeGrower:
@@ -161,25 +176,30 @@ class TreeGrower:
     def _split(self, data, samples, start, end, summary, w_root):
         """Search and apply the best split of ``samples[start:end]``.
 
-        Returns ``(split, mid, left_summary, right_summary, improvement)`` or
-        ``None`` when the node stays a leaf.
+        Returns ``(split, mid, left_summary, right_summary, improvement,
+        missing_left)`` or ``None`` when the node stays a leaf.
         """
         check_interrupt()  # Ctrl-C held back during the fit is raised between nodes
         split = self.splitter.find_split(data, samples[start:end], self.sample_features())
         if split is None:
             return None
         mid = partition_samples(data.X, samples, start, end, split.features, split.weights,
-                                split.threshold, MASK_DTYPE(split.category_mask))
+                                split.threshold, MASK_DTYPE(split.category_mask),
+                                split.missing_left)
         if mid == start or mid == end:  # a rule that separates nothing is no split
             return None
         left = self._summary(data, samples[start:mid])
         right = self._summary(data, samples[mid:end])
+        missing_left = split.missing_left
+        if not (data.has_missing and rows_missing(data.X, samples[start:end], split.features)):
+            # no training sample missed a value here: the heavier child takes them
+            missing_left = default_missing_left(left[1], right[1])
         _, w, impurity = summary
         improvement = (w / w_root) * (
             impurity - left[1] / w * left[2] - right[1] / w * right[2])
         if improvement + IMPURITY_EPSILON < self.min_impurity_decrease:
             return None
-        return split, mid, left, right, improvement
+        return split, mid, left, right, improvement, missing_left
 
     def _progress(self, nodes, t0, force=False):
         if self.verbose and (force or len(nodes.rows) % 100 == 0):
@@ -207,7 +227,7 @@ class TreeGrower:
         # what the splitter reported about each decision node's search
         self.split_info = [row["split"].info if row["split"] is not None
                            and row["left"] != TREE_LEAF else None for row in nodes.rows]
-        return nodes.to_tree(data.n_features)
+        return nodes.to_tree(data.n_features, data.has_missing)
 
     def _grow_depth_first(self, data, samples, nodes, top, w_root, t0, abort=None):
         """Grow the subtree of ``top`` depth first into ``nodes`` (ids in preorder).
@@ -228,8 +248,9 @@ class TreeGrower:
             result = self._split(data, samples, start, end, summary, w_root)
             if result is None:
                 continue
-            split, mid, left, right, _ = result
+            split, mid, left, right, _, missing_left = result
             nodes.rows[node]["split"] = split
+            nodes.rows[node]["missing_left"] = missing_left
             # right pushed first so the left subtree is numbered first (preorder)
             stack.append((mid, end, depth + 1, node, False, right))
             stack.append((start, mid, depth + 1, node, True, left))
@@ -251,7 +272,7 @@ class TreeGrower:
             result = self._split(data, samples, node.start, node.end, node.summary, w_root)
             if result is None:
                 continue
-            node.split, mid, left, right, _ = result
+            node.split, mid, left, right, _, node.missing_left = result
             node.children = (_Pending(node.start, mid, node.depth + 1, left),
                              _Pending(mid, node.end, node.depth + 1, right))
             queue.extend(node.children)
@@ -266,6 +287,7 @@ class TreeGrower:
             index = nodes.add(parent, is_left, node.end - node.start, node.summary)
             if node.children is not None:
                 nodes.rows[index]["split"] = node.split
+                nodes.rows[index]["missing_left"] = node.missing_left
                 stack.append((node.children[1], index, False))
                 stack.append((node.children[0], index, True))
 
@@ -315,24 +337,6 @@ class TreeGrower:
         pool.shutdown(wait=True)
         return grown
 
-        largest_first = sorted(subtrees, key=lambda node: node.start - node.end)
-        with ThreadPoolExecutor(n_threads, thread_name_prefix="bivtree-grow") as pool:
-            futures = {node.subtree: pool.submit(grow_one, node) for node in largest_first}
-            grown, done = [None] * len(subtrees), 0
-            try:
-                for node in largest_first:
-                    grown[node.subtree] = futures[node.subtree].result()
-                    done += len(grown[node.subtree].rows)
-                    if self.verbose:
-                        print(f"[bivtree] {done} nodes in subtrees, "
-                              f"{time.perf_counter() - t0:.1f} s", flush=True)
-            except BaseException:
-                abort.set()
-                for future in futures.values():
-                    future.cancel()
-                raise
-        return grown
-
     def _grow_best_first(self, data, samples, nodes, root, t0):
         w_root = root[1]
         frontier = []
@@ -355,8 +359,9 @@ class TreeGrower:
             _, _, node, start, end, depth, result = heapq.heappop(frontier)
             if result is None or max_split_nodes <= 0:
                 continue
-            split, mid, left, right, _ = result
+            split, mid, left, right, _, missing_left = result
             nodes.rows[node]["split"] = split
+            nodes.rows[node]["missing_left"] = missing_left
             max_split_nodes -= 1
             add(start, mid, depth + 1, node, True, left)
             add(mid, end, depth + 1, node, False, right)

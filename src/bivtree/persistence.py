@@ -37,11 +37,12 @@ __all__ = [
 
 #: ``format`` tag of a saved estimator (see docs/model-format.md).
 MODEL_FORMAT = "bivtree.model"
-#: version of the estimator-level JSON layout written by :func:`to_json` (2: the tree
-#: is a version 2 tree, with categorical nodes).
-MODEL_FORMAT_VERSION = 2
+#: newest version of the estimator-level JSON layout written by :func:`to_json` (3: the
+#: tree is a version 3 tree, with the missing-value sides it learned). A model whose
+#: tree learned none is written as version 2 (a version 2 tree), as before.
+MODEL_FORMAT_VERSION = 3
 #: model versions :func:`from_json` reads, each with the tree version it holds.
-_TREE_VERSION_OF_MODEL = {1: 1, 2: TREE_FORMAT_VERSION}
+_TREE_VERSION_OF_MODEL = {1: 1, 2: 2, 3: TREE_FORMAT_VERSION}
 #: numpy dtype kinds a saved ``classes_`` may have: bool, integers, floats, strings.
 _CLASS_KINDS = {"b": bool, "i": int, "u": int, "f": float, "U": str, "O": str}
 
@@ -167,7 +168,7 @@ def _model_dict(estimator, metadata=None):
     names = getattr(estimator, "feature_names_in_", None)
     out = {
         "format": MODEL_FORMAT,
-        "version": MODEL_FORMAT_VERSION,
+        "version": MODEL_FORMAT_VERSION if estimator.tree_.missing_learned else 2,
         "bivtree_version": __version__,
         "estimator": name,
         "params": params,

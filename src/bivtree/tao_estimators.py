@@ -28,6 +28,7 @@ from .estimators import (
     FittedTreeMixin,
     TreeClassifierOutputs,
     TreeRegressorOutputs,
+    _has_missing,
     _prepare_scales,
     _report_in_user_units,
     _writable,
@@ -156,6 +157,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight, labels, targets, n_classes):
         notice_once()
+        if _has_missing(X):
+            raise ValueError(self._missing_refused())
         t0 = time.perf_counter()
         categorical = self._categorical_columns()
         exact_max_samples = self._check_params(X.shape[1] - categorical.size)

@@ -35,7 +35,7 @@ from numba.extending import overload
 from .._config import MISCLASSIFICATION, NUMBA_OPTS
 from .directions import gather_pair, scan_directions
 from .pair_scaling import larger_coefficient_first, min_max_scaling
-from .scan import best_cut, cut_objective_is, scan_projection
+from .scan import best_cut, best_cut_missing, cut_objective_is, scan_projection
 from .sweep import sweep_pair
 from .traversal import goes_left
 
@@ -45,8 +45,9 @@ def leaf_of(X, i, node, children_left, children_right, features, weights, thresh
             category_mask):
     """Leaf reached by row ``i`` of ``X`` from ``node`` down."""
     while children_left[node] != -1:
+        # TAO refuses missing values, so no NaN reaches a node's test
         if goes_left(X, i, features[node], weights[node], threshold[node],
-                     category_mask[node]):
+                     category_mask[node], False):
             node = children_left[node]
         else:
             node = children_right[node]
@@ -79,7 +80,7 @@ def node_paths(X, rows, children_left, children_right, features, weights, thresh
         out[p, 0] = 0
         while children_left[node] != -1:
             if goes_left(X, i, features[node], weights[node], threshold[node],
-                         category_mask[node]):
+                         category_mask[node], False):
                 node = children_left[node]
             else:
                 node = children_right[node]
@@ -199,6 +200,18 @@ def _best_cut_of_pseudolabels(values, order, cuts):
 
     def scan(values, order, cuts):
         return scan_pseudolabels(values, order, cuts.labels, cuts.weights, cuts.w0, cuts.w1)
+    return scan
+
+
+@overload(best_cut_missing)
+def _best_cut_missing_of_pseudolabels(values, order, missing, cuts):
+    # TAO refuses data with missing values before any reduced problem is built
+    # (tao_estimators), so no projection it scans holds NaN: no valid cut here
+    if not cut_objective_is(cuts, PseudolabelCuts):
+        return None
+
+    def scan(values, order, missing, cuts):
+        return -np.inf, -1, False
     return scan
 
 
@@ -430,7 +443,7 @@ def rule_errors(X, care, rule_node, rule_features, rule_weights, rule_threshold,
         for p in range(care.offsets[r], care.offsets[r + 1]):
             i = care.samples[p]
             go_left = goes_left(X, i, rule_features[q], rule_weights[q], rule_threshold[q],
-                                rule_mask[q])
+                                rule_mask[q], False)
             if go_left == (care.labels[p] == 0):
                 e_flip += care.weights[p]
             else:

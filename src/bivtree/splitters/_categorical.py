@@ -180,11 +180,13 @@ def subset_below(categories, keys, cut):
 @njit(**NUMBA_OPTS)
 def scan_orders(keys, inverse, samples, labels, targets, sample_weight, n_classes, criterion,
                 min_samples_leaf, min_weight_leaf):
-    """Best prefix cut of each order: ``(proxies, cuts, base)`` (proxy ``-inf``: no cut).
+    """Best prefix cut of each order: ``(proxies, cuts, missing_left, base)``.
 
     Each sample is given its category's key of the order and the keys are
     scanned by ``scan_values`` under the tree's criterion, so a cut between two
-    distinct keys is a prefix of the order (``G = base - proxy``).
+    distinct keys is a prefix of the order (``G = base - proxy``; proxy ``-inf``:
+    no cut). A sample whose category is missing (``inverse`` -1) gets a NaN key,
+    which the scan scores on both sides (``missing_left``: the better one).
     """
     node_labels, node_targets, node_weight, counts, w_total, t_sum, base = gather_node(
         samples, labels, targets, sample_weight, n_classes, criterion)
@@ -192,16 +194,19 @@ def scan_orders(keys, inverse, samples, labels, targets, sample_weight, n_classe
     n = samples.shape[0]
     proxies = np.full(n_orders, -np.inf)
     cuts = np.zeros(n_orders)
+    missing_left = np.zeros(n_orders, dtype=np.bool_)
     values = np.empty(n)
     left = np.empty(n_classes)
     right = np.empty(n_classes)
     for r in range(n_orders):
         for p in range(n):
-            values[p] = keys[r, inverse[p]]
-        proxies[r], cuts[r] = scan_values(values, node_labels, node_targets, node_weight,
-                                          criterion, counts, w_total, t_sum, min_samples_leaf,
-                                          min_weight_leaf, left, right)
-    return proxies, cuts, base
+            values[p] = keys[r, inverse[p]] if inverse[p] >= 0 else np.nan
+        cut = scan_values(values, node_labels, node_targets, node_weight, criterion, counts,
+                          w_total, t_sum, min_samples_leaf, min_weight_leaf, left, right)
+        proxies[r] = cut.proxy
+        cuts[r] = cut.threshold
+        missing_left[r] = cut.missing_left
+    return proxies, cuts, missing_left, base
 
 
 def best_subset_split(data, samples, feature):
@@ -219,26 +224,42 @@ def best_subset_split(data, samples, feature):
     -------
     Split or None
         A categorical split (``category_mask``: the codes going left; a code
-        the node never saw goes right) whose ``objective`` is the weighted
-        child impurity ``G`` of the partition, or ``None`` when the feature
-        takes one value at the node or no cut respects the leaf sizes.
+        the node never saw goes right; ``missing_left``: the side of a missing
+        code) whose ``objective`` is the weighted child impurity ``G`` of the
+        partition, or ``None`` when the feature takes one value at the node (and
+        none is missing) or no cut respects the leaf sizes.
+
+    Notes
+    -----
+    Samples missing the feature (NaN) are scored on the left and on the right of
+    every prefix, and with all the known categories on the left; Breiman's
+    argument still holds with them fixed on one side (the objective stays
+    concave in the left side's totals), so the search stays exact for two
+    classes and regression: the best category subset times the missing side.
+    The orders are those of the known samples.
     """
     samples = np.ascontiguousarray(samples, dtype=ITYPE)
-    categories, inverse = node_categories(data.X[samples, feature])
-    if categories.size < 2:
+    codes = data.X[samples, feature]
+    known = ~np.isnan(codes)
+    categories, inverse_known = node_categories(codes[known])
+    if categories.size < (2 if known.all() else 1):
         return None
-    keys = category_orders(inverse, categories.size, data.labels[samples],
-                           data.targets[samples], data.sample_weight[samples], data.n_classes)
-    proxies, cuts, base = scan_orders(
-        np.ascontiguousarray(keys), np.ascontiguousarray(inverse, dtype=ITYPE), samples,
-        data.labels, data.targets, data.sample_weight, data.n_classes, data.criterion,
-        data.min_samples_leaf, data.min_weight_leaf)
+    inverse = np.full(samples.shape[0], -1, dtype=ITYPE)
+    inverse[known] = inverse_known
+    keys = category_orders(inverse_known, categories.size, data.labels[samples[known]],
+                           data.targets[samples[known]], data.sample_weight[samples[known]],
+                           data.n_classes)
+    proxies, cuts, missing_left, base = scan_orders(
+        np.ascontiguousarray(keys), inverse, samples, data.labels, data.targets,
+        data.sample_weight, data.n_classes, data.criterion, data.min_samples_leaf,
+        data.min_weight_leaf)
     if not np.isfinite(proxies).any():
         return None
     r = int(np.argmax(proxies))  # first best order
     subset = subset_below(categories, keys[r], cuts[r])
     return make_split([feature, -1], [1.0, 0.0], 0.0, base - proxies[r],
-                      category_mask=categories_to_mask(subset), kind="categorical",
+                      category_mask=categories_to_mask(subset),
+                      missing_left=bool(missing_left[r]), kind="categorical",
                       categories=[int(c) for c in subset])
 
 

@@ -27,6 +27,11 @@ depends neither on the thread count nor on the run. It is not the optimal
 bivariate split (``"optimal"`` is), and on large nodes it may miss a pair of two
 features weak alone, or a direction that only the full sample would rank
 first.
+
+Missing values (NaN): every scan scores the samples missing a feature of the
+candidate on both sides (:mod:`bivtree._kernels.scan`), scalings use the known
+values, and a coarse angle of a pair with missing values is ranked by the exact
+scan rather than the histogram.
 """
 
 from typing import ClassVar

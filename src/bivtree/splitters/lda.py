@@ -142,7 +142,7 @@ def best_threshold(values, node_labels, node_targets, node_weight, counts, w_tot
     left = np.empty(n_classes)
     right = np.empty(n_classes)
     if gain == GAIN_CRITERION:
-        proxy, t = scan_values(values, node_labels, node_targets, node_weight, criterion,
+        proxy, t, _ = scan_values(values, node_labels, node_targets, node_weight, criterion,
                                counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
                                left, right)
         if proxy == -np.inf:
@@ -541,6 +541,8 @@ class LDASplitter(Splitter):
     """
 
     name = "lda"
+    #: missing values (NaN) are refused at fit: this search does not handle them
+    supports_missing = False
     searches_pairs = False
     # the discriminant needs class labels
     tasks = ("classification",)
