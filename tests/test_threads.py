@@ -6,6 +6,7 @@ long fit stops with ``KeyboardInterrupt`` soon after SIGINT.
 """
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -229,4 +230,25 @@ def test_verbose_growth_on_threads_reports_progress(capsys):
     y = (X[:, 0] * X[:, 1] > 0).astype(int)
     BivariateTreeClassifier(n_jobs=2, verbose=1).fit(X, y)
     out = capsys.readouterr().out
-    assert "nodes in subtrees" in out
+    assert re.search(r"nodes in \d+ of \d+ subtrees", out), out
+
+
+@needs_two_threads
+def test_subtree_threads_rest_while_other_fits_hold_the_cores(monkeypatch):
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(2600, 3))
+    y = rng.integers(0, 2, 2600)
+    alone = BivariateTreeClassifier(n_jobs=2).fit(X, y)
+    # another fit took the thread this one would use: only its first thread grows
+    monkeypatch.setattr("bivtree.growing.threads_over_budget", lambda: 1)
+    threads = set()
+    find_split = AutoSplitter.find_split
+
+    def spy(self, data, samples, features):
+        threads.add(threading.current_thread().name)
+        return find_split(self, data, samples, features)
+
+    monkeypatch.setattr(AutoSplitter, "find_split", spy)
+    crowded = BivariateTreeClassifier(n_jobs=2).fit(X, y)
+    assert threads == {"MainThread", "bivtree-grow_0"}
+    assert crowded.tree_.to_dict() == alone.tree_.to_dict()

@@ -139,6 +139,16 @@ def numba_threads(n_jobs):
         _budget.give_back(granted)
 
 
+def threads_over_budget():
+    """How many threads the fits running now hold beyond the process's budget (0 if none).
+
+    A fit always gets one thread, so fits started while the others hold every
+    thread overdraw the budget; a fit growing subtrees on several threads
+    lets this many of them rest meanwhile.
+    """
+    return max(0, _budget.in_use - _budget.total)
+
+
 @contextmanager
 def threads_for_work(work):
     """One thread for a block of fewer than :data:`PARALLEL_MIN_WORK` sample scans.

@@ -14,7 +14,8 @@ grows whole subtrees at once: the top of the tree is split first, one node at a
 time with every thread inside each node's search, until no unsplit node holds
 more than a share of the samples; then the subtrees below are grown by as many
 Python threads as the fit has, each with one kernel thread (the kernels release
-the GIL), largest first, and stitched together in preorder. A node's split
+the GIL), largest first (fewer while concurrent fits hold the process's threads),
+and stitched together in preorder. A node's split
 depends only on its samples, so the tree is the same as with one thread.
 
 Missing values: a node whose training samples include one missing a feature of
@@ -28,7 +29,6 @@ of sample counts).
 import heapq
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -36,7 +36,7 @@ import numpy as np
 from ._config import IMPURITY_EPSILON, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.criteria import summarize_samples
 from ._kernels.traversal import partition_samples, rows_missing
-from ._threads import check_interrupt
+from ._threads import check_interrupt, threads_over_budget
 from .tree import MASK_DTYPE, Tree, default_missing_left
 
 
@@ -295,46 +295,59 @@ class TreeGrower:
         """Grow every pending node of ``subtrees`` on ``n_threads`` threads, largest first.
 
         Sets each one's ``subtree`` to the index of its grown node list in the
-        returned list. Each thread uses one kernel thread; if one fails (or
-        Ctrl-C stops it), the others stop at their next node and the error is raised.
+        returned list. Each thread uses one kernel thread and takes the largest
+        subtree left; while fits running beside this one hold more threads than
+        the process has (:func:`~bivtree._threads.threads_over_budget`), the
+        extra threads take no new subtree, so the cores are not oversubscribed.
+        If one thread fails (or Ctrl-C stops it), the others stop at their next
+        node and the error is raised.
         """
         for index, node in enumerate(subtrees):
             node.subtree = index
-        abort = threading.Event()
-
-        def grow_one(node):
-            numba.set_num_threads(1)  # per thread in numba: the fit's threads grow subtrees
-            grown = _NodeList(self.n_slots)
-            try:
-                self._grow_depth_first(data, samples, grown, node, w_root, t0, abort=abort)
-            except BaseException:
-                abort.set()  # the other threads stop at their next node
-                raise
-            return grown
-
-        largest_first = sorted(subtrees, key=lambda node: node.start - node.end)
+        left_to_grow = sorted(subtrees, key=lambda node: node.start - node.end)
         grown = [None] * len(subtrees)
-        pool = ThreadPoolExecutor(n_threads, thread_name_prefix="bivtree-grow")
-        futures = [pool.submit(grow_one, node) for node in largest_first]
-        try:
-            done = 0
-            for node, future in zip(largest_first, futures):
-                grown[node.subtree] = future.result()
-                done += len(grown[node.subtree].rows)
-                if self.verbose:
-                    print(f"[bivtree] {done} nodes in subtrees, "
+        abort = threading.Event()
+        lock = threading.Lock()
+        errors = []
+
+        def work(index):
+            numba.set_num_threads(1)  # per thread in numba: the fit's threads grow subtrees
+            while not abort.is_set():
+                with lock:
+                    if not left_to_grow:
+                        return
+                    resting = index > 0 and index >= n_threads - threads_over_budget()
+                    node = None if resting else left_to_grow.pop(0)
+                if node is None:
+                    time.sleep(0.01)  # another fit holds the cores this thread would use
+                    continue
+                nodes = _NodeList(self.n_slots)
+                try:
+                    self._grow_depth_first(data, samples, nodes, node, w_root, t0, abort=abort)
+                except BaseException as error:  # raised by the calling thread  # noqa: BLE001
+                    errors.append(error)
+                    abort.set()  # the other threads stop at their next node
+                    return
+                grown[node.subtree] = nodes
+
+        threads = [threading.Thread(target=work, args=(k,), name=f"bivtree-grow_{k}",
+                                    daemon=True) for k in range(n_threads)]
+        for thread in threads:
+            thread.start()
+        reported = 0
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.1)
+                done = sum(1 for g in grown if g is not None)
+                if self.verbose and done > reported:
+                    reported = done
+                    n_nodes = sum(len(g.rows) for g in grown if g is not None)
+                    print(f"[bivtree] {n_nodes} nodes in {done} of {len(grown)} subtrees, "
                           f"{time.perf_counter() - t0:.1f} s", flush=True)
-        except BaseException as error:
-            abort.set()
-            pool.shutdown(wait=True, cancel_futures=True)
+        if errors:
             # the error that stopped the growth, not a thread's stop on seeing it
-            for future in futures:
-                if future.done() and not future.cancelled():
-                    cause = future.exception()
-                    if cause is not None and not isinstance(cause, _Aborted):
-                        raise cause from None
-            raise error from None
-        pool.shutdown(wait=True)
+            real = [e for e in errors if not isinstance(e, _Aborted)]
+            raise (real or errors)[0]
         return grown
 
     def _grow_best_first(self, data, samples, nodes, root, t0):
