@@ -5,7 +5,7 @@ one ``_run_<name>`` function that does the work and returns the exit status,
 so a new subcommand is two functions and one line in :func:`build_parser`.
 
     bivtree demo [--splitter auto] [--max-depth 3] [--cv 5] [--n-jobs 1] [--decimals 4]
-    bivtree fit DATA.csv --target COL [--model auto] [--splitter ...] [-o MODEL.json] [--force]
+    bivtree fit DATA.csv --target COL [--model auto|tao|tao-cv] [--splitter ...] [-o MODEL.json]
     bivtree predict MODEL.json DATA.csv [--proba] [-o predictions.csv] [--force]
     bivtree show MODEL.json [--data DATA.csv] [--out tree.html|tree.png|tree.svg|rules.md|tree.dot]
     bivtree compile
@@ -416,9 +416,14 @@ def _add_fit(subparsers):
                    help="feature columns (default: every other column)")
     p.add_argument("--drop", nargs="+", metavar="COL", default=[],
                    help="columns that are not features (e.g. an id)")
-    p.add_argument("--model", choices=("auto", "classifier", "regressor"), default="auto",
-                   help="classifier or regressor; auto picks a regressor for a float target "
-                        "with non-integer values, else a classifier (default: %(default)s)")
+    p.add_argument("--model", choices=("auto", "classifier", "regressor", *TAO_MODELS),
+                   default="auto",
+                   help="classifier or regressor (greedy growth); auto picks a regressor for "
+                        "a float target with non-integer values, else a classifier. tao: a "
+                        "TAO tree (alpha by --set alpha=...), tao-cv: TAO with C, initial "
+                        "tree and alpha chosen by cross-validation (the saved model is the "
+                        "selected TAO tree); both pick the task as auto does "
+                        "(default: %(default)s)")
     p.add_argument("--splitter", choices=sorted(SPLITTERS), default="auto",
                    help="split search (default: %(default)s)")
     p.add_argument("--criterion", help="impurity (default: gini / squared_error)")
@@ -453,9 +458,38 @@ def _add_fit(subparsers):
     p.set_defaults(run=_run_fit)
 
 
+#: ``fit --model`` values that fit a TAO tree, and the greedy-growth options they refuse
+#: (option name, attribute, default).
+TAO_MODELS = ("tao", "tao-cv")
+_GREEDY_ONLY = (("--splitter", "splitter", "auto"), ("--criterion", "criterion", None),
+                ("--min-samples-split", "min_samples_split", 2),
+                ("--max-leaf-nodes", "max_leaf_nodes", None),
+                ("--max-features", "max_features", None), ("--ccp-alpha", "ccp_alpha", 0.0))
+
+
+def _tao_model(args, kind, verbose):
+    """The TAO estimator of ``fit --model tao`` / ``tao-cv`` for a ``kind`` target."""
+    from .tao_estimators import TAOTreeClassifier, TAOTreeRegressor
+    from .tao_selection import TAOTreeClassifierCV, TAOTreeRegressorCV
+
+    for option, attr, default in _GREEDY_ONLY:
+        if getattr(args, attr) != default:
+            raise ValueError(f"{option} applies to greedy trees, not to --model {args.model}")
+    params = {"max_depth": args.max_depth, "min_samples_leaf": args.min_samples_leaf,
+              "n_orientations": args.n_orientations, "random_state": args.random_state,
+              "n_jobs": args.n_jobs, "verbose": verbose}
+    classes = {"tao": (TAOTreeClassifier, TAOTreeRegressor),
+               "tao-cv": (TAOTreeClassifierCV, TAOTreeRegressorCV)}[args.model]
+    if kind == "classifier":
+        return classes[0](class_weight=args.class_weight, **params)
+    if args.class_weight is not None:
+        raise ValueError("--class-weight applies to classifiers only")
+    return classes[1](**params)
+
+
 def _choose_model(kind, y):
     """``"classifier"`` or ``"regressor"`` for the target column ``y``."""
-    if kind != "auto":
+    if kind not in ("auto", *TAO_MODELS):
         return kind
     from pandas.api.types import is_bool_dtype, is_float_dtype
 
@@ -504,7 +538,9 @@ def _run_fit(args):
               "verbose": 0 if args.quiet else 1}
     if args.criterion is not None:
         params["criterion"] = args.criterion
-    if kind == "classifier":
+    if args.model in TAO_MODELS:
+        model = _tao_model(args, kind, params["verbose"])
+    elif kind == "classifier":
         params["class_weight"] = args.class_weight
         model = BivariateTreeClassifier(**params)
     else:
@@ -513,10 +549,17 @@ def _run_fit(args):
         model = BivariateTreeRegressor(**params)
     model.set_params(**dict(args.set))
     say = (lambda *a, **k: None) if args.quiet else print
-    say(f"fitting a {type(model).__name__} (splitter {model.splitter!r}) on "
+    how = (f"splitter {model.splitter!r}" if hasattr(model, "splitter")
+           else f"model {args.model!r}")
+    say(f"fitting a {type(model).__name__} ({how}) on "
         f"{X.shape[0]} samples x {X.shape[1]} features, target {args.target!r}", flush=True)
     t0 = time.perf_counter()
     model.fit(X, y.to_numpy())
+    if args.model == "tao-cv":
+        chosen = model.best_params_
+        say(f"selected C={chosen['feature_cost']:g}, init {chosen['init']}, alpha "
+            f"{chosen['alpha']:.4g}")
+        model = model.best_estimator_  # the file holds the selected TAO tree
     model.set_params(verbose=0)  # progress output is for this fit, not for later use
     score = model.score(X, y.to_numpy())
     measure = "accuracy" if kind == "classifier" else "R^2"
