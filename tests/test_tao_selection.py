@@ -24,7 +24,7 @@ from bivtree import (
 from bivtree.tao import TAOData, TAOOptimizer, TAOState
 from bivtree.tao_selection import lambda_grid, run_path, select_candidate
 
-SETTINGS = settings(max_examples=15, deadline=None,
+SETTINGS = settings(max_examples=8, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 #: small settings that keep every fit of a test short
@@ -358,11 +358,12 @@ def test_screened_pairs_come_from_the_best_univariate_features():
 
 # ---------------------------------------------------------- scikit-learn API
 
+# one alpha and shallow trees: a few fits per check (the checks fit hundreds of times)
 @parametrize_with_checks([
-    TAOTreeClassifierCV(feature_costs=[1.25], inits=["bivariate"], n_lambdas=3, cv=2,
-                        max_depth=3),
-    TAOTreeRegressorCV(feature_costs=[1.25], inits=["univariate"], n_lambdas=3, cv=2,
-                       max_depth=3),
+    TAOTreeClassifierCV(feature_costs=[1.25], inits=["bivariate"], n_lambdas=1, cv=2,
+                        max_depth=2),
+    TAOTreeRegressorCV(feature_costs=[1.25], inits=["univariate"], n_lambdas=2, cv=2,
+                       max_depth=2, restarts=False),
 ])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -140,9 +140,12 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
         ``nodes``, ``leaves``, ``depth``, ``n_bivariate``, ``n_univariate``,
         ``objective`` (kept), ``warm_objective``, ``restart_objective`` (NaN
         without a restart), ``restarted``, ``train_score``, ``val_score``,
-        ``val_samples`` (per-sample scores), ``seconds``.
+        ``val_samples`` (per-sample scores), ``seconds`` (of the step, refinement
+        excluded), ``restart_seconds`` (of its restart).
     complete : bool
-        Whether the path reached its last ``alpha`` or a single leaf.
+        Whether the path reached its last ``alpha``, or a tree of at most one
+        decision node (where it stops: a larger ``alpha`` keeps that node or
+        removes it).
     estimator : estimator or None
         With ``keep_last``.
     """
@@ -167,6 +170,7 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
             break
         a = queue[0]
         t0 = time.perf_counter()
+        restart_seconds = 0.0
         if prev is None:
             warm.set_params(alpha=a, time_limit=remaining()).fit(X, y, sample_weight)
             kept, restart_objective, restarted = warm, np.nan, False
@@ -178,6 +182,7 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
             warm_objective = warm.objective_
             kept, restart_objective, restarted = warm, np.nan, False
             if restarts and (deadline is None or time.perf_counter() < deadline):
+                t_restart = time.perf_counter()
                 if cold is None:
                     cold = cls(**tao_params).set_params(init=tree, warm_start=False)
                     cold._pair_features = pair_features
@@ -186,6 +191,7 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
                     cold.set_params(warm_start=True)
                 cold.set_params(alpha=a, time_limit=remaining()).fit(X, y, sample_weight)
                 restart_objective = cold.objective_
+                restart_seconds = time.perf_counter() - t_restart
                 if restart_objective < warm_objective:
                     kept, restarted = cold, True
         stats = _tree_stats(kept)
@@ -203,7 +209,7 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
                 "warm_objective": float(warm_objective),
                 "restart_objective": float(restart_objective), "restarted": restarted,
                 "train_score": float(kept.score(X, y, sample_weight=sample_weight)),
-                "seconds": time.perf_counter() - t0}
+                "seconds": time.perf_counter() - t0, "restart_seconds": restart_seconds}
         if X_val is not None:
             scores = _sample_scores(kept, X_val, y_val)
             step["val_samples"] = scores
@@ -213,7 +219,8 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
         prev = (a, state, stats["nodes"], kept.next_alpha_)
         if kept is cold:
             warm._tao_state = state.copy()
-        if stats["nodes"] == 1 or not queue:
+        # a single decision node: larger alphas give it or a single leaf
+        if stats["nodes"] <= 3 or not queue:
             complete = True
             break
     estimator = None
@@ -463,6 +470,7 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         if hasattr(est, "classes_"):
             self.classes_ = est.classes_
         self.n_splits_ = len(splits)
+        self.n_iter_ = est.n_iter_
         self.fit_time_ = time.perf_counter() - start
         say(f"[TAOCV] done in {self.fit_time_:.1f} s: {est.tree_.node_count} nodes", flush=True)
         return self
@@ -606,9 +614,9 @@ _CV_DOC = """
         Smallest ``lambda`` of the grid, in samples (training weight) per
         decision node: for regression, in units of the targets' variance
         (a node must remove ``lambda`` samples' worth of the total variance).
-    lambda_max_fraction : float, default=0.1
+    lambda_max_fraction : float, default=0.05
         Largest ``lambda`` of the grid, as a share of the training weight.
-    n_lambdas : int, default=16
+    n_lambdas : int, default=12
         Values of the geometric base grid of ``lambda``.
     max_refine : int, default=2
         Times a step of the grid may be halved where the tree shrinks a lot.
@@ -680,6 +688,8 @@ _CV_ATTRIBUTES = """
         ``warm_objective``, ``restart_objective``, ``restarted``,
         ``train_score``, ...).
     n_splits_ : int
+    n_iter_ : int
+        TAO iterations of the selected tree's last fit.
     fit_time_ : float
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -721,7 +731,7 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
     }
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
-                 lambda_min=1.0, lambda_max_fraction=0.1, n_lambdas=16, max_refine=2,
+                 lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
                  restarts=True, pair_features=8, cv=3, rule="1se", refit="auto", bivariate_splitter="auto",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
                  max_iter=50, time_limit=None, class_weight=None, n_jobs=None,
@@ -766,7 +776,7 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
     """
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
-                 lambda_min=1.0, lambda_max_fraction=0.1, n_lambdas=16, max_refine=2,
+                 lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
                  restarts=True, pair_features=8, cv=3, rule="1se", refit="auto", bivariate_splitter="auto",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
                  max_iter=50, time_limit=None, n_jobs=None, random_state=None, verbose=0):
