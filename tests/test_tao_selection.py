@@ -292,6 +292,16 @@ def test_time_limit_counts_the_initial_tree(monkeypatch):
     assert est.objective_ == pytest.approx(est.objective_path_[0])
 
 
+def test_a_time_limit_too_short_for_any_path_still_gives_a_tree():
+    X, y = blobs(200, 3, 19)
+    with pytest.warns(UserWarning, match="left no candidate"):
+        cv = TAOTreeClassifierCV(**{**SMALL, "time_limit": 1e-3}).fit(X, y)
+    assert cv.best_index_ == -1 and cv.cv_results_["alpha"].size == 0
+    assert cv.best_params_["feature_cost"] == 1.0 and cv.best_params_["init"] == "bivariate"
+    assert cv.predict(X).shape == (200,)
+    assert not cv.results_frame()["selected"].any()
+
+
 @pytest.mark.slow
 def test_time_limit_honoured_on_a_slow_case():
     X, y = blobs(6000, 12, 14, n_classes=3)

@@ -34,6 +34,7 @@ up to the selected ``alpha`` (``refit``).
 
 import copy
 import time
+import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -423,18 +424,25 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         # 3. the candidates and the choice
         self.cv_results_ = self._candidates(paths, costs, inits, len(splits),
                                             total_weight / unit)
-        if self.cv_results_["alpha"].size == 0:
-            raise RuntimeError("time_limit left no time to fit a single TAO tree; raise it")
-        self.best_index_ = self._select(self.cv_results_)
-        best = {k: self.cv_results_[k][self.best_index_]
-                for k in ("feature_cost", "init", "alpha")}
+        if self.cv_results_["alpha"].size:
+            self.best_index_ = self._select(self.cv_results_)
+            best = {k: self.cv_results_[k][self.best_index_]
+                    for k in ("feature_cost", "init", "alpha")}
+        else:
+            # time_limit ran out before every split had a tree: the first settings, whose
+            # refit below returns TAO from the initial tree, stopped by the limit
+            warnings.warn(f"time_limit={self.time_limit:g} s left no candidate validated on "
+                          "every split; the tree is fitted with the first feature cost, "
+                          "initial tree and alpha of the grid", UserWarning, stacklevel=2)
+            self.best_index_ = -1
+            best = {"feature_cost": costs[0], "init": inits[0], "alpha": alphas[0]}
         self.best_params_ = {"feature_cost": float(best["feature_cost"]),
                              "init": str(best["init"]), "alpha": float(best["alpha"])}
         say(f"[TAOCV] selected C={self.best_params_['feature_cost']:g} "
             f"init={self.best_params_['init']} alpha={self.best_params_['alpha']:.4g} "
             f"(lambda {self.best_params_['alpha'] * total_weight / unit:.3g}): validation score "
-            f"{self.cv_results_['mean_score'][self.best_index_]:.4f}, "
-            f"{self.cv_results_['mean_nodes'][self.best_index_]:.1f} nodes", flush=True)
+            f"{self._row(self.best_index_, 'mean_score'):.4f}, "
+            f"{self._row(self.best_index_, 'mean_nodes'):.1f} nodes", flush=True)
 
         # 4. the selected path on all the data (or the single split's tree)
         chosen = self.best_params_
@@ -474,6 +482,10 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         self.fit_time_ = time.perf_counter() - start
         say(f"[TAOCV] done in {self.fit_time_:.1f} s: {est.tree_.node_count} nodes", flush=True)
         return self
+
+    def _row(self, index, key):
+        """``cv_results_[key][index]``, NaN for no candidate (``index`` -1)."""
+        return float(self.cv_results_[key][index]) if index >= 0 else float("nan")
 
     def _candidates(self, paths, costs, inits, n_splits, per_lambda):
         """One row per (C, init, alpha visited on some split) below every split's end;
@@ -675,7 +687,8 @@ _CV_ATTRIBUTES = """
     best_params_ : dict
         ``feature_cost``, ``init``, ``alpha``.
     best_index_ : int
-        Row of ``cv_results_`` selected.
+        Row of ``cv_results_`` selected; -1 when ``time_limit`` left no
+        candidate (with a warning: the first settings of the grids are fitted).
     cv_results_ : dict of ndarray
         The frontier, one entry per candidate: ``feature_cost``, ``init``,
         ``alpha``, ``lambda`` (``alpha`` times the training weight),
