@@ -41,6 +41,10 @@ Parts (``--part``):
     Test accuracy against decision nodes on one split of ``--datasets`` (two
     sets): every tree of the TAO selector's paths (per ``C`` and initial tree)
     against the pruning path of bivariate CART, as the paper's Fig. 9.
+``speed``
+    The whole selection on a 5,000-row, 20-feature set (make_classification):
+    wall and CPU seconds, split into initial trees, paths (restarts) and the
+    rest, for the defaults and a few variants (``--datasets 0,1`` picks them).
 ``regression``
     The paper's Table 2 protocol (test RMSE, nodes) on the regression data
     available offline: ``load_diabetes`` and ``make_friedman1/2/3`` (2,000
@@ -61,6 +65,7 @@ Run from the repository root::
     python benchmarks/bench_tao.py --part select --out benchmarks/results/bench_tao_select
     python benchmarks/bench_tao.py --part frontier --datasets segment,spambase
     python benchmarks/bench_tao.py --part regression
+    python benchmarks/bench_tao.py --part speed
 """
 
 import argparse
@@ -72,7 +77,7 @@ import sys
 import time
 
 import numpy as np
-from sklearn.model_selection import PredefinedSplit
+from sklearn.model_selection import PredefinedSplit, ShuffleSplit
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from bivtree import (
@@ -643,10 +648,76 @@ def part_regression(args):
     print("\n".join(lines))
 
 
+# ------------------------------------------------------------ speed
+def part_speed(args):
+    """The whole selection on a 5,000-row, 20-feature set: wall and CPU seconds, and
+    where they go (initial trees, warm fits, restarts, refit), for a few settings."""
+    from sklearn.datasets import make_classification
+
+    import bivtree.tao_selection as ts
+
+    load_start = os.getloadavg()[0]
+    X, y = make_classification(5000, 20, n_informative=8, n_redundant=4, flip_y=0.05,
+                               random_state=0)
+    Xtr, ytr, Xte, yte = X[:4000], y[:4000], X[4000:], y[4000:]
+    settings = [("defaults (cv=3)", {}),
+                ("cv=3, every pair", {"pair_features": None}),
+                ("cv=3, no restarts", {"restarts": False}),
+                ("one validation split (20 %)", {"cv": ShuffleSplit(1, test_size=0.2,
+                                                                    random_state=0)})]
+    if args.datasets:  # a subset of the settings, by number
+        settings = [settings[int(i)] for i in args.datasets.split(",")]
+    timing = {}
+    real_tree, real_path = ts._initial_tree, ts.run_path
+
+    def timed_tree(*a, **k):
+        t0 = time.process_time()
+        out = real_tree(*a, **k)
+        timing["trees"] = timing.get("trees", 0.0) + time.process_time() - t0
+        return out
+
+    def timed_path(*a, **k):
+        t0 = time.process_time()
+        steps, complete, est = real_path(*a, **k)
+        timing["paths"] = timing.get("paths", 0.0) + time.process_time() - t0
+        timing["restarts"] = timing.get("restarts", 0.0) + sum(
+            st["restart_seconds"] for st in steps)
+        return steps, complete, est
+
+    ts._initial_tree, ts.run_path = timed_tree, timed_path
+    lines = ["# The TAO selector's cost on a 5,000-row, 20-feature set", "",
+             *_load_lines(load_start),
+             f"Command: `python {' '.join(sys.argv)}`", "",
+             ("make_classification(5000, 20, n_informative=8, n_redundant=4, flip_y=0.05, "
+             "random_state=0): the selector on the first 4,000 rows (n_jobs=1, everything in "
+             "this process), test accuracy on the last 1,000. CPU seconds by part: the "
+             "initial trees, the paths (warm fits and restarts; 'restarts' is their wall "
+             "time inside the paths), the rest (refit included)."), "",
+             ("| setting | wall s | CPU s | initial trees CPU s | paths CPU s | restarts s | "
+             "decision nodes | test % |"),
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    try:
+        for label, params in settings:
+            timing.clear()
+            sel = TAOTreeClassifierCV(random_state=0, n_jobs=1, **params)
+            sel, wall, cpu = _timed(lambda sel=sel: sel.fit(Xtr, ytr))
+            lines.append(f"| {label} | {wall:.1f} | {cpu:.1f} | {timing.get('trees', 0):.1f} "
+                         f"| {timing.get('paths', 0):.1f} | {timing.get('restarts', 0):.1f} "
+                         f"| {np.count_nonzero(~sel.tree_.is_leaf)} "
+                         f"| {100 * sel.score(Xte, yte):.2f} |")
+            print(lines[-1], flush=True)
+    finally:
+        ts._initial_tree, ts.run_path = real_tree, real_path
+    out = args.out or "benchmarks/results/bench_tao_speed"
+    with open(out + ".md", "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["kdd", "exact", "phase", "select", "frontier",
-                                           "regression"], default="kdd")
+                                           "regression", "speed"], default="kdd")
     parser.add_argument("--out", default=None, help="output path without extension")
     parser.add_argument("--datasets", default=None, help="comma-separated KEEL names")
     parser.add_argument("--repeats", type=int, default=3)
@@ -657,7 +728,8 @@ def main(argv=None):
     parser.add_argument("--n-cost", type=int, default=11)
     args = parser.parse_args(argv)
     {"kdd": part_kdd, "exact": part_exact, "phase": part_phase, "select": part_select,
-     "frontier": part_frontier, "regression": part_regression}[args.part](args)
+     "frontier": part_frontier, "regression": part_regression,
+     "speed": part_speed}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -187,8 +187,12 @@ def test_a_single_validation_split_keeps_its_tree():
     params = {**SMALL, "cv": PredefinedSplit(fold)}
     cv = TAOTreeClassifierCV(**params).fit(X, y)
     assert cv.n_splits_ == 1
-    # refit="auto" keeps the tree fitted on the training part: 160 samples
+    # refit="auto" keeps the tree fitted on the training part: 160 samples, the very
+    # tree that was validated
     assert cv.tree_.weighted_n_node_samples[0] == 160
+    val = fold == 0
+    assert cv.score(X[val], y[val]) == cv.cv_results_["mean_score"][cv.best_index_]
+    assert cv.best_estimator_.alpha <= cv.best_params_["alpha"]
     refit = TAOTreeClassifierCV(**{**params, "refit": True}).fit(X, y)
     assert refit.tree_.weighted_n_node_samples[0] == 200
     with pytest.raises(ValueError, match="single split"):

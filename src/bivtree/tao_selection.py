@@ -451,12 +451,18 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
             Xr, yr, wr = X, y, sw
             tree = _initial_tree(is_clf, self._splitter_of(chosen["init"]), Xr, yr, wr,
                                  self._tree_params(self.n_jobs))
+            grid = np.append(alphas[alphas < chosen["alpha"]], chosen["alpha"])
+            max_refine = int(self.max_refine)
         else:
+            # the validated tree again: the split's own path, up to the chosen alpha
             Xr, yr, wr = part(splits[0][0])
             tree = trees[(0, chosen["init"])]
-        grid = np.append(alphas[alphas < chosen["alpha"]], chosen["alpha"])
+            visited = np.array([st["alpha"] for st in
+                                paths[(0, chosen["init"], chosen["feature_cost"])][0]])
+            grid = visited[visited <= chosen["alpha"]] if self.best_index_ >= 0 else alphas[:1]
+            max_refine = 0
         steps, _, est = run_path(is_clf, params, tree, Xr, yr, wr, None, None, grid,
-                                 restarts=self.restarts, max_refine=0,
+                                 restarts=self.restarts, max_refine=max_refine,
                                  deadline=None if deadline is None
                                  else max(deadline, time.perf_counter() + 1e-3),
                                  keep_last=True, pair_features=self.pair_features)
@@ -465,8 +471,8 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
             est.set_params(init=tree, alpha=chosen["alpha"], time_limit=1e-6)
             est._pair_features = self.pair_features
             est.fit(Xr, yr, wr)
-        est.set_params(init=chosen["init"], alpha=chosen["alpha"], warm_start=False,
-                       time_limit=self.time_limit, verbose=0)
+        est.set_params(init=chosen["init"], warm_start=False, time_limit=self.time_limit,
+                       verbose=0)
         est.__dict__.pop("_search_cache", None)
         est.init_ = chosen["init"]
         self.best_estimator_ = est
@@ -683,7 +689,9 @@ _CV_DOC = """
 _CV_ATTRIBUTES = """
     best_estimator_ : TAOTreeClassifier or TAOTreeRegressor
         The selected tree; prediction delegates to it. Its parameters are the
-        selected ``feature_cost``, ``init`` and ``alpha``.
+        selected ``feature_cost`` and ``init``, and the ``alpha`` its path ended
+        at: the selected one, or with ``refit=False`` the largest value the
+        split's path visited up to it (the tree that was validated).
     best_params_ : dict
         ``feature_cost``, ``init``, ``alpha``.
     best_index_ : int
