@@ -45,6 +45,10 @@ Parts (``--part``):
     The whole selection on a 5,000-row, 20-feature set (make_classification):
     wall and CPU seconds, split into initial trees, paths (restarts) and the
     rest, for the defaults and a few variants (``--datasets 0,1`` picks them).
+``init``
+    One path on segment from the ``auto`` and the ``orientations`` greedy
+    tree, with and without pair screening and restarts: objective and test
+    accuracy per lambda (which initial tree the selector should grow).
 ``regression``
     The paper's Table 2 protocol (test RMSE, nodes) on the regression data
     available offline: ``load_diabetes`` and ``make_friedman1/2/3`` (2,000
@@ -66,6 +70,7 @@ Run from the repository root::
     python benchmarks/bench_tao.py --part frontier --datasets segment,spambase
     python benchmarks/bench_tao.py --part regression
     python benchmarks/bench_tao.py --part speed
+    python benchmarks/bench_tao.py --part init
 """
 
 import argparse
@@ -527,7 +532,7 @@ def part_frontier(args):
         sel = TAOTreeClassifierCV()
         alphas = lambda_grid(len(ytr), sel.lambda_min, sel.lambda_max_fraction, sel.n_lambdas)
         for init, marker in (("bivariate", "o"), ("univariate", "s")):
-            splitter = "auto" if init == "bivariate" else "univariate"
+            splitter = sel.bivariate_splitter if init == "bivariate" else "univariate"
             tree = BivariateTreeClassifier(splitter=splitter).fit(Xtr, ytr).tree_
             for c, color in zip(sel.feature_costs, ("C0", "C1", "C2")):
                 steps, _, _ = run_path(True, {"feature_cost": c}, tree, Xtr, ytr, None, Xte,
@@ -714,10 +719,56 @@ def part_speed(args):
     print("\n".join(lines))
 
 
+# ------------------------------------------------------------ initial trees
+def part_init(args):
+    """One path (C = 1.25) on the first hold-out split of a set (default segment) from
+    the ``auto`` and the ``orientations`` greedy tree, with and without pair screening
+    and restarts: the objective and test accuracy at every lambda, CPU seconds."""
+    from bivtree.tao_selection import lambda_grid, run_path
+
+    load_start = os.getloadavg()[0]
+    name = args.datasets or "segment"
+    X, y = load_keel(name)
+    split = next(HoldOut(n_repeats=1).split(X, y))
+    Xtr, ytr = X[split.train], y[split.train]
+    Xte, yte = X[split.test], y[split.test]
+    alphas = lambda_grid(len(ytr), 1.0, 0.05, 12)
+    lines = [f"# TAO paths from two greedy initial trees ({name})", "",
+             *_load_lines(load_start), f"Command: `python {' '.join(sys.argv)}`", "",
+             (f"First hold-out split of {name} ({len(ytr)} training rows); one path, C = 1.25, "
+             "12 lambda values (samples per node), no refinement. Each cell: objective "
+             "(mean 0/1 loss + alpha * penalty) / test accuracy %. CPU s: growing the "
+             "initial tree / the path."), "",
+             "| initial tree | pair_features | restarts | CPU s | "
+             + " | ".join(f"{a * len(ytr):.3g}" for a in alphas) + " |",
+             "|---|---:|---|---:|" + "---:|" * alphas.size]
+    for splitter, pf, restarts in (("orientations", None, True), ("orientations", 8, True),
+                                   ("auto", None, True), ("auto", 8, True),
+                                   ("auto", 8, False)):
+        t0 = time.process_time()
+        tree = BivariateTreeClassifier(splitter=splitter).fit(Xtr, ytr).tree_
+        t_tree = time.process_time() - t0
+        t0 = time.process_time()
+        steps, _, _ = run_path(True, {"feature_cost": 1.25}, tree, Xtr, ytr, None, Xte, yte,
+                               alphas, restarts=restarts, max_refine=0, pair_features=pf)
+        t_path = time.process_time() - t0
+        cells = [f"{st['objective']:.4f} / {100 * st['val_score']:.1f} ({st['nodes']})"
+                 for st in steps]
+        cells += ["-"] * (alphas.size - len(cells))
+        lines.append(f"| {splitter} | {pf} | {restarts} | {t_tree:.1f} / {t_path:.1f} | "
+                     + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
+    lines += ["", "In parentheses: nodes. A path stops at one decision node ('-')."]
+    out = args.out or "benchmarks/results/bench_tao_init"
+    with open(out + ".md", "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["kdd", "exact", "phase", "select", "frontier",
-                                           "regression", "speed"], default="kdd")
+                                           "regression", "speed", "init"], default="kdd")
     parser.add_argument("--out", default=None, help="output path without extension")
     parser.add_argument("--datasets", default=None, help="comma-separated KEEL names")
     parser.add_argument("--repeats", type=int, default=3)
@@ -729,7 +780,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     {"kdd": part_kdd, "exact": part_exact, "phase": part_phase, "select": part_select,
      "frontier": part_frontier, "regression": part_regression,
-     "speed": part_speed}[args.part](args)
+     "speed": part_speed, "init": part_init}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -658,9 +658,12 @@ _CV_DOC = """
         ``True``: run the selected path on all the data. ``False`` (a single
         split only): keep the tree of the split's training part. ``"auto"``:
         ``False`` for a single split, else ``True``.
-    bivariate_splitter : str, default="auto"
-        Splitter of the greedy bivariate initial tree: ``"auto"`` (bivtree's
-        default) or ``"orientations"``, the paper's bivariate CART.
+    bivariate_splitter : str, default="orientations"
+        Splitter of the greedy bivariate initial tree: ``"orientations"``, the
+        paper's bivariate CART, or e.g. ``"auto"`` (bivtree's default for
+        greedy trees, often 10 times cheaper to grow; on ``segment`` TAO from
+        its tree reached up to 26 % higher objectives for small ``alpha``,
+        see ``benchmarks/results/bench_tao_init.md``).
     max_depth : int, default=None
         Depth of the initial trees.
     min_samples_leaf : int or float, default=1
@@ -753,7 +756,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 restarts=True, pair_features=8, cv=3, rule="1se", refit="auto", bivariate_splitter="auto",
+                 restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
+                 bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
                  max_iter=50, time_limit=None, class_weight=None, n_jobs=None,
                  random_state=None, verbose=0):
@@ -798,7 +802,8 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 restarts=True, pair_features=8, cv=3, rule="1se", refit="auto", bivariate_splitter="auto",
+                 restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
+                 bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
                  max_iter=50, time_limit=None, n_jobs=None, random_state=None, verbose=0):
         super().__init__(
