@@ -533,7 +533,7 @@ def part_frontier(args):
             cart.append((np.count_nonzero(~m.tree_.is_leaf), 100 * m.score(Xte, yte)))
         cart = np.array(sorted(set(cart)))
         ax.plot(cart[:, 0], cart[:, 1], "k.-", lw=1, ms=3, label="bivariate CART, pruned")
-        lowest = []
+        lowest, highest, widest = [], [cart[:, 1].max()], [cart[:, 0].max()]
         sel = TAOTreeClassifierCV()
         alphas = lambda_grid(len(ytr), sel.lambda_min, sel.lambda_max_fraction, sel.n_lambdas)
         for init, marker in (("bivariate", "o"), ("univariate", "s")):
@@ -544,12 +544,14 @@ def part_frontier(args):
                                        yte, alphas, pair_features=sel.pair_features)
                 pts = np.array([(s["nodes"] // 2, 100 * s["val_score"]) for s in steps])
                 lowest.append(pts[:, 1].min())
+                highest.append(pts[:, 1].max())
+                widest.append(pts[:, 0].max())
                 ax.plot(pts[:, 0], pts[:, 1], marker=marker, color=color, lw=0.8, ms=4,
                         alpha=0.8, label=f"TAO, {init} init, C={c:g}")
                 print(f"{name} {init} C={c}: {len(steps)} trees", flush=True)
         # the accuracy of the small trees is the story: the axis starts below TAO's worst
-        ax.set_ylim(min(lowest) - 2, cart[:, 1].max() + 1)
-        ax.set_xlim(0, max(cart[:, 0].max(), 1) + 1)
+        ax.set_ylim(min(lowest) - 2, max(highest) + 1)
+        ax.set_xlim(0, max(widest) + 1)
         ax.set_xlabel("decision nodes")
         ax.set_ylabel("test accuracy (%)")
         ax.set_title(f"{name} (N = {len(ytr)} training samples)")
