@@ -316,12 +316,13 @@ def test_time_limit_honoured_on_a_slow_case():
     X, y = blobs(5000, 12, 14, n_classes=3)
     for limit in (10.0, 20.0):
         t0 = time.perf_counter()
-        cv = TAOTreeClassifierCV(time_limit=limit, random_state=0).fit(X, y)
+        cv = TAOTreeClassifierCV(time_limit=limit, bivariate_splitter="auto",
+                                 random_state=0).fit(X, y)
         elapsed = time.perf_counter() - t0
         assert elapsed <= 1.1 * limit + 1.0, elapsed
         assert cv.best_estimator_.tree_.node_count >= 1
         t0 = time.perf_counter()
-        TAOTreeClassifier(alpha=0.0001, time_limit=limit).fit(X, y)
+        TAOTreeClassifier(alpha=0.0001, init="univariate", time_limit=limit).fit(X, y)
         assert time.perf_counter() - t0 <= 1.1 * limit + 1.0
 
 

@@ -447,6 +447,13 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         # 4. the selected path on all the data (or the single split's tree)
         chosen = self.best_params_
         params = {**self._tao_params(chosen["feature_cost"], self.n_jobs)[1]}
+        out_of_time = deadline is not None and time.perf_counter() >= deadline
+        if refit and out_of_time:
+            # growing a tree on all the data cannot be stopped: keep the first split's
+            warnings.warn(f"time_limit={self.time_limit:g} s ran out before the refit; the "
+                          "tree is fitted on the first split's training part", UserWarning,
+                          stacklevel=2)
+            refit = False
         if refit:
             Xr, yr, wr = X, y, sw
             tree = _initial_tree(is_clf, self._splitter_of(chosen["init"]), Xr, yr, wr,
@@ -676,9 +683,12 @@ _CV_DOC = """
         TAO iterations per fit.
     time_limit : float, default=None
         Seconds for the whole selection from the call to ``fit``: no new
-        ``alpha`` starts after it and running fits stop (the candidates are
-        what was fitted by then); the refit of the selected path then runs
-        with what time is left, returning at least the initial tree.
+        ``alpha`` starts after it and running fits stop between two depths
+        (the candidates are what was fitted by then); the refit of the
+        selected path then runs with what time is left, returning at least
+        the initial tree. Past the limit, the refit keeps the first split's
+        training part and initial tree (a warning says so). Growing the
+        initial trees is not interrupted.
     n_jobs : int, default=None
         joblib workers for the initial trees and the paths (the paths of the
         splits, initial trees and ``C`` are independent). Results do not
