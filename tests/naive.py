@@ -12,7 +12,10 @@ Conventions shared by every function:
 * ``w`` holds non-negative sample weights;
 * a cut is *valid* when both sides hold at least ``min_samples_leaf`` samples
   (counted, whatever their weight), at least ``min_weight_leaf`` weight, and a
-  positive weight (a side of weight zero is no split in the weighted sense).
+  positive weight (a side of weight zero is no split in the weighted sense);
+* NaN in ``X`` is a missing value: a projection is missing when one of its
+  features is, and the samples missing it go together to the left or to the
+  right, both tried (:func:`split_candidates_on_values`).
 """
 
 import itertools
@@ -82,29 +85,41 @@ def split_candidates_on_values(values, y, w, criterion, n_classes, min_samples_l
                                min_weight_leaf=0.0):
     """Every valid cut of the samples by ``values <= c``, cutting between distinct values.
 
+    NaN values are missing ones: then every partition of the known values by a
+    cut (none left and all left included) is tried with the missing samples on
+    the left and on the right, each a candidate of its own.
+
     Returns
     -------
     list of (G, lo, hi)
         ``lo < hi`` are the consecutive distinct values the cut falls between
-        (``values <= lo`` goes left).
+        (``values <= lo`` goes left; ``-inf`` / ``inf`` at the ends).
     """
     values = np.asarray(values, dtype=float)
     w = np.asarray(w, dtype=float)
-    distinct = np.unique(values)
+    missing = np.isnan(values)
+    distinct = np.unique(values[~missing])
+    cuts = list(itertools.pairwise(distinct))
+    sides = (False,)
+    if missing.any():
+        ends = [(-math.inf, distinct[0]), (distinct[-1], math.inf)] if distinct.size else []
+        cuts = cuts + ends
+        sides = (False, True)
     out = []
-    for lo, hi in itertools.pairwise(distinct):
-        left = values <= lo
-        n_left = int(left.sum())
-        n_right = values.shape[0] - n_left
-        w_left = float(w[left].sum())
-        w_right = float(w[~left].sum())
-        if n_left < min_samples_leaf or n_right < min_samples_leaf:
-            continue
-        if w_left < min_weight_leaf or w_right < min_weight_leaf:
-            continue
-        if w_left <= 0.0 or w_right <= 0.0:
-            continue
-        out.append((weighted_child_impurity(left, y, w, criterion, n_classes), lo, hi))
+    for lo, hi in cuts:
+        for missing_left in sides:
+            left = (values <= lo) | (missing & missing_left)
+            n_left = int(left.sum())
+            n_right = values.shape[0] - n_left
+            w_left = float(w[left].sum())
+            w_right = float(w[~left].sum())
+            if n_left < min_samples_leaf or n_right < min_samples_leaf:
+                continue
+            if w_left < min_weight_leaf or w_right < min_weight_leaf:
+                continue
+            if w_left <= 0.0 or w_right <= 0.0:
+                continue
+            out.append((weighted_child_impurity(left, y, w, criterion, n_classes), lo, hi))
     return out
 
 
@@ -134,12 +149,14 @@ def min_max_scaled(X, scale_X=None):
     ``scale_X`` (default ``X``, which then lands in [0, 1]).
 
     Returns ``(Z, span)``: constant columns (``span == 0``) are left at 0; they
-    cannot take part in a bivariate test.
+    cannot take part in a bivariate test. Missing values (NaN) are left out of
+    the min and max and stay NaN in ``Z``; a column without a known value has
+    span 0.
     """
     X = np.asarray(X, dtype=float)
     ref = X if scale_X is None else np.asarray(scale_X, dtype=float)
-    lo = ref.min(axis=0)
-    span = ref.max(axis=0) - lo
+    lo = np.fmin.reduce(ref, axis=0)
+    span = np.nan_to_num(np.fmax.reduce(ref, axis=0) - lo, nan=0.0)
     varying = span > 0
     Z = np.zeros_like(X)
     Z[:, varying] = (X[:, varying] - lo[varying]) / span[varying]
@@ -172,8 +189,8 @@ def _pair_projections(X, Z, span, directions, features):
         for k in usable[pos + 1:]:
             for a, b in directions:
                 values = a * Z[:, j] + b * Z[:, k]
-                mj = np.abs(X[:, j]).max() / span[j]
-                mk = np.abs(X[:, k]).max() / span[k]
+                mj = np.nanmax(np.abs(X[:, j])) / span[j]
+                mk = np.nanmax(np.abs(X[:, k])) / span[k]
                 noise = 1e4 * np.finfo(float).eps * (abs(a) * (1 + mj) + abs(b) * (1 + mk))
                 yield j, k, a, b, values, noise
 
@@ -529,6 +546,26 @@ def best_category_subset(codes, y, w, criterion, n_classes):
     return best
 
 
+def best_category_subset_missing(codes, y, w, criterion, n_classes):
+    """Smallest ``G`` over every subset of the known categories going left, times the side
+    of the samples whose category is missing (NaN); both sides non-empty."""
+    import itertools
+
+    codes = np.asarray(codes, dtype=float)
+    missing = np.isnan(codes)
+    cats = np.unique(codes[~missing])
+    best = math.inf
+    for r in range(1, cats.size + 1):
+        for subset in itertools.combinations(cats, r):
+            in_subset = np.isin(codes, subset) & ~missing
+            for missing_left in (False, True):
+                left = in_subset | (missing & missing_left)
+                if left.all() or not left.any():
+                    continue
+                best = min(best, weighted_child_impurity(left, y, w, criterion, n_classes))
+    return best
+
+
 # ======================================================================
 # Exact bivariate splits (the "optimal" splitter): brute force over every
 # angular interval between critical directions, every cut.
@@ -660,9 +697,17 @@ def best_reduced_problem(X, prefers_right, w):
 
 def leaf_of(tree_arrays, x, node):
     """Leaf reached by the row ``x`` from ``node``, walking ``(cl, cr, features, weights,
-    threshold)`` in plain Python (a feature of -1 contributes nothing)."""
-    cl, cr, features, weights, threshold = tree_arrays
+    threshold[, category_mask])`` in plain Python (a feature of -1 contributes nothing; a
+    nonzero mask sends an integer code left iff its bit is set)."""
+    cl, cr, features, weights, threshold = tree_arrays[:5]
+    masks = tree_arrays[5] if len(tree_arrays) > 5 else [0] * len(cl)
     while cl[node] != -1:
-        s = sum(weights[node][k] * x[f] for k, f in enumerate(features[node]) if f >= 0)
-        node = cl[node] if s <= threshold[node] else cr[node]
+        mask = int(masks[node])
+        if mask:
+            code = float(x[features[node][0]])
+            left = code.is_integer() and 0 <= code <= 63 and (mask >> int(code)) & 1 == 1
+        else:
+            s = sum(weights[node][k] * x[f] for k, f in enumerate(features[node]) if f >= 0)
+            left = s <= threshold[node]
+        node = cl[node] if left else cr[node]
     return node

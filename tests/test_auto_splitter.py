@@ -21,7 +21,7 @@ from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
 from bivtree._config import GINI
 from bivtree._kernels.angle_search import _bin_buffers, binned_cut, coarse_to_fine_search
 from bivtree._kernels.scan import CriterionCuts, gather_node, scan_values
-from bivtree.splitters.auto import AutoSplitter, screened_features, spread_rows
+from bivtree.splitters.auto import AutoSplitter, screened_features, screened_pairs, spread_rows
 
 
 def _tree_json(estimator):
@@ -144,6 +144,28 @@ def test_screening_keeps_the_best_univariate_features():
     inv_scale = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0])  # feature 4 is constant
     assert screened_features(features, proxies, inv_scale, 3).tolist() == [1, 3, 5]
     assert screened_features(features, proxies, inv_scale, 5).tolist() == [0, 1, 2, 3, 5]
+
+
+def test_screened_pairs_add_the_best_features_paired_with_every_other():
+    features = np.arange(7)
+    proxies = np.array([3.0, 5.0, -np.inf, 5.0, 1.0, 4.0, 2.0])
+    inv_scale = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0])  # feature 4 is constant
+    # screened: 1, 3 (ranked 1 then 3 by index on the tie); unscreened varying: 5, 0, 6, 2
+    pairs = list(zip(*[p.tolist() for p in screened_pairs(features, proxies, inv_scale, 2, 0)]))
+    assert pairs == [(1, 3)]
+    pairs = list(zip(*[p.tolist() for p in screened_pairs(features, proxies, inv_scale, 2, 1)]))
+    assert pairs == [(0, 1), (1, 2), (1, 3), (1, 5), (1, 6)]
+    pairs = list(zip(*[p.tolist() for p in screened_pairs(features, proxies, inv_scale, 2, 2)]))
+    assert pairs == [(0, 1), (0, 3), (1, 2), (1, 3), (1, 5), (1, 6), (2, 3), (3, 5), (3, 6)]
+    # every feature screened: the anchors add nothing
+    pairs = list(zip(*[p.tolist() for p in screened_pairs(features, proxies, inv_scale, 9, 1)]))
+    assert len(pairs) == 15 and (4, 5) not in pairs
+
+
+def test_pairs_searched_counts_the_anchor_pairs():
+    splitter = AutoSplitter(max_pair_features=10, n_anchors=1)
+    assert splitter.pairs_searched(200) == 45 + 190
+    assert AutoSplitter(max_pair_features=10, n_anchors=0).pairs_searched(200) == 45
 
 
 def test_spread_rows_are_evenly_spread_and_deterministic():

@@ -290,8 +290,8 @@ def test_version_1_dictionaries_still_load():
     assert Tree.from_dict(old) == tree
     with pytest.raises(ValueError, match="lacks \\['category_mask'\\]"):
         Tree.from_dict({**old, "version": 2})
-    with pytest.raises(ValueError, match="unsupported tree format version 3"):
-        Tree.from_dict({**old, "version": 3})
+    with pytest.raises(ValueError, match="unsupported tree format version 4"):
+        Tree.from_dict({**old, "version": 4})
 
 
 @pytest.mark.parametrize("edit, message", [

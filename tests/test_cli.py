@@ -175,7 +175,13 @@ def test_fit_picks_a_regressor_for_a_continuous_target(capsys, tmp_path, table):
 
 @pytest.mark.parametrize("argv, message", [
     (["fit", "{data}", "--target", "nope"], "no column 'nope'"),
-    (["fit", "{data}", "--target", "id"], "non-numeric column"),
+    (["fit", "{data}", "--target", "id", "--numeric", "label"],
+     "--numeric column 'label' holds 'sick' in row 1, not a number"),
+    (["fit", "{data}", "--target", "label", "--categorical", "nope"],
+     "--categorical: ['nope'] are not feature columns"),
+    (["fit", "{data}", "--target", "label", "--categorical", "age", "--numeric", "age"],
+     "given to both --categorical and --numeric"),
+    (["predict", "{model}", "{data}", "--keep", "nope"], "--keep: "),
     (["fit", "{data}", "--target", "label", "--drop", "id", "--set", "bogus=1"], "bogus"),
     (["fit", "{data}", "--target", "label", "--features", "label"], "cannot also be"),
     (["fit", "{dir}/missing.csv", "--target", "label"], "no such file"),
@@ -429,15 +435,46 @@ def test_encoding_option_reads_other_encodings(capsys, tmp_path, table):
     assert "unknown encoding 'klingon'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", ["predict", "show"])
-def test_missing_values_are_named_by_row_and_column(capsys, tmp_path, table, model_file,
-                                                    command):
-    _path, frame = table
+def _table_with_holes(tmp_path, frame):
     holes = frame.copy()
     holes.loc[[3, 41], "height"] = np.nan
     holes.loc[41, "age"] = np.nan
     data = tmp_path / "holes.csv"
     holes.to_csv(data, index=False)
+    return data, holes
+
+
+def test_empty_cells_are_missing_values_fitted_and_predicted_row_for_row(capsys, tmp_path,
+                                                                         table):
+    pd = pytest.importorskip("pandas")
+    _path, frame = table
+    data, holes = _table_with_holes(tmp_path, frame)
+    model = tmp_path / "holes.json"
+    assert main(["fit", str(data), "--target", "label", "--drop", "id", "--max-depth", "3",
+                 "--quiet", "-o", str(model)]) == 0
+    fitted = BivariateTreeClassifier.load(model)
+    assert fitted.tree_.missing_learned
+    out = tmp_path / "predictions.csv"
+    assert main(["predict", str(model), str(data), "-o", str(out)]) == 0
+    predicted = pd.read_csv(out)
+    # every row gets its prediction, the rows with empty cells included
+    assert len(predicted) == len(holes)
+    expected = fitted.predict(holes[["waist", "height", "age"]])
+    assert predicted["prediction"].tolist() == expected.tolist()
+    assert main(["show", str(model), "--data", str(data), "--out",
+                 str(tmp_path / "tree.png")]) == 0
+    assert (tmp_path / "tree.png").exists()
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("command", ["predict", "show"])
+def test_missing_values_are_named_by_row_and_column(capsys, tmp_path, table, command):
+    """A model whose search refuses missing values names the rows and columns holding them."""
+    path, frame = table
+    model_file = tmp_path / "lda.json"
+    assert main(["fit", str(path), "--target", "label", "--drop", "id", "--max-depth", "1",
+                 "--splitter", "lda", "--quiet", "-o", str(model_file)]) == 0
+    data, _holes = _table_with_holes(tmp_path, frame)
     argv = {"predict": ["predict", str(model_file), str(data)],
             "show": ["show", str(model_file), "--data", str(data), "--out",
                      str(tmp_path / "tree.png")]}[command]
@@ -509,3 +546,81 @@ def test_show_caps_the_depth_of_a_large_tree_s_picture(capsys, tmp_path):
     assert main(["show", str(path), "--out", str(tmp_path / "two.png"), "--dpi", "10",
                  "--max-depth", "2"]) == 0
     assert "drawing depth" not in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- dirty tables
+def _dirty_table(tmp_path, holes):
+    """Text columns (categorical), a numeric code column, an id column; ``holes``: empty cells."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    n = 150
+    frame = pd.DataFrame({
+        "customer": [f"c{i:04d}" for i in range(n)],
+        "income": rng.normal(50, 15, n).round(1),
+        "debt": rng.normal(20, 8, n).round(1),
+        "region": rng.choice(["north", "south", "east", "west"], n),
+        "plan": rng.choice([1, 2, 3], n),
+    })
+    bad = (frame["income"] - frame["debt"] < 30) | frame["region"].isin(["east"])
+    frame["default"] = np.where(bad, "yes", "no")
+    if holes:
+        frame.loc[[4, 40], "income"] = np.nan
+        frame.loc[[7], "region"] = np.nan
+    path = tmp_path / "dirty.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def _fit_predict_show(capsys, tmp_path, path, frame):
+    model = tmp_path / "dirty.model.json"
+    assert main(["fit", str(path), "--target", "default", "--drop", "customer",
+                 "--categorical", "plan", "--max-depth", "3", "-o", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "categorical features: region, plan" in out, out
+    fitted = BivariateTreeClassifier.load(model)
+    assert fitted.is_categorical_.tolist() == [False, False, True, True]
+    assert fitted.categories_[2].tolist() == ["east", "north", "south", "west"]
+    predictions = tmp_path / "predictions.csv"
+    assert main(["predict", str(model), str(path), "--keep", "customer", "-o",
+                 str(predictions)]) == 0
+    pd = pytest.importorskip("pandas")
+    result = pd.read_csv(predictions)
+    # one row per input row, in order, the id copied
+    assert list(result.columns) == ["customer", "prediction"]
+    assert result["customer"].tolist() == frame["customer"].tolist()
+    features = frame.drop(columns=["customer", "default"])
+    np.testing.assert_array_equal(result["prediction"], fitted.predict(features))
+    capsys.readouterr()
+    assert main(["show", str(model)]) == 0
+    shown = capsys.readouterr().out
+    assert "region in {" in shown or "plan in {" in shown, shown
+    assert main(["show", str(model), "--data", str(path), "--out",
+                 str(tmp_path / "rules.md")]) == 0
+    assert "in {" in (tmp_path / "rules.md").read_text()
+
+
+def test_dirty_table_fit_predict_keep_show(capsys, tmp_path):
+    path, frame = _dirty_table(tmp_path, holes=False)
+    _fit_predict_show(capsys, tmp_path, path, frame)
+
+
+def test_dirty_table_with_empty_cells_fit_predict_keep_show(capsys, tmp_path):
+    path, frame = _dirty_table(tmp_path, holes=True)
+    _fit_predict_show(capsys, tmp_path, path, frame)
+
+
+def test_a_numeric_column_with_placeholders_is_not_taken_for_categories(capsys, tmp_path,
+                                                                         table):
+    _path, frame = table
+    data = tmp_path / "placeholders.csv"
+    frame.astype({"age": object}).assign(age=lambda f: f["age"].where(f.index != 5, "?")) \
+        .to_csv(data, index=False)
+    argv = ["fit", str(data), "--target", "label", "--drop", "id", "--categorical", "age",
+            "--quiet", "-o", str(tmp_path / "m.json")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "80 categories" in err and "--max-categories N" in err
+    assert main(argv + ["--max-categories", "8"]) == 0
+    model = BivariateTreeClassifier.load(tmp_path / "m.json")
+    assert model.is_categorical_.tolist() == [False, False, True]
+    assert model.categories_[2].size == 7 and model.infrequent_categories_[2].size == 73

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import datasets as skd
 
+from bivtree import BivariateTreeClassifier
 from bivtree import datasets as bd
 from bivtree.datasets import (
     list_datasets,
@@ -89,7 +90,7 @@ def test_load_keel_returns_fresh_copies():
 
 @keel
 def test_categorical_columns_are_one_hot_encoded_like_pandas():
-    X, y = load_keel("breast", as_frame=True)
+    X, y = load_keel("breast")
     path = os.path.join(bd.keel_data_dir(), "balanced", "raw", "breast.dat")
     raw = pd.read_csv(path, header=None, dtype=str, skipinitialspace=True)
     raw = raw.apply(lambda col: col.str.strip())
@@ -103,16 +104,30 @@ def test_categorical_columns_are_one_hot_encoded_like_pandas():
             dummies = pd.get_dummies(col, prefix=f"x{j}", prefix_sep="=").astype(float)
             expected_cols.append(dummies[sorted(dummies.columns, key=lambda c: c.split("=", 1)[1])])
     expected = pd.concat(expected_cols, axis=1)
-    assert list(X.columns) == list(expected.columns)
-    np.testing.assert_array_equal(X.to_numpy(), expected.to_numpy())
+    np.testing.assert_array_equal(X, expected.to_numpy())
     assert X.shape == (277, expected.shape[1])
-    # every categorical block holds exactly one 1 per row
-    for j in (0, 1, 2, 3, 4, 6, 7, 8):
-        block = X[[c for c in X.columns if c.startswith(f"x{j}=")]]
-        assert (block.sum(axis=1) == 1).all()
-    assert "x5" in X.columns  # deg-malig is numeric
-    assert y.name == "class"
     assert set(y) == {"no-recurrence-events", "recurrence-events"}
+
+
+@keel
+@pytest.mark.parametrize("name", ["breast", "crx", "mushroom", "housevotes", "chess", "splice",
+                                  "tic-tac-toe"])
+def test_as_frame_keeps_text_columns_as_categories(name):
+    X, y = load_keel(name, as_frame=True)
+    path = os.path.join(bd.keel_data_dir(), "balanced", "raw", f"{name}.dat")
+    raw = pd.read_csv(path, header=None, dtype=str, skipinitialspace=True)
+    raw = raw.apply(lambda col: col.str.strip())
+    assert X.shape == (raw.shape[0], raw.shape[1] - 1)
+    for j in range(X.shape[1]):
+        col, cells = X.iloc[:, j], raw.iloc[:, j]
+        if pd.to_numeric(cells, errors="coerce").notna().all():
+            np.testing.assert_array_equal(col.to_numpy(), pd.to_numeric(cells).to_numpy())
+        else:
+            assert isinstance(col.dtype, pd.CategoricalDtype)
+            assert list(col.dtype.categories) == sorted(set(cells))
+            assert col.astype(str).tolist() == cells.tolist()
+    assert y.name == "class" and y.tolist() == raw.iloc[:, -1].tolist()
+    assert BivariateTreeClassifier(max_depth=2).fit(X, y).categories_ is not None
 
 
 @keel
@@ -190,10 +205,24 @@ def test_ragged_file_names_the_line(tmp_path, monkeypatch):
 
 def test_small_file_parses_numbers_and_categories(tmp_path, monkeypatch):
     _fake_keel(tmp_path, monkeypatch, "1.5, red, yes\n\n-2, blue , no\n1e3, red, yes\n")
-    X, y = load_keel("toy", as_frame=True)
-    assert list(X.columns) == ["x0", "x1=blue", "x1=red"]
-    np.testing.assert_array_equal(X.to_numpy(), [[1.5, 0, 1], [-2, 1, 0], [1000, 0, 1]])
+    X, y = load_keel("toy")
+    np.testing.assert_array_equal(X, [[1.5, 0, 1], [-2, 1, 0], [1000, 0, 1]])
     assert y.tolist() == ["yes", "no", "yes"]
+    X, y = load_keel("toy", as_frame=True)
+    assert list(X.columns) == ["x0", "x1"]
+    assert X["x0"].tolist() == [1.5, -2.0, 1000.0]
+    assert X["x1"].tolist() == ["red", "blue", "red"]
+    assert list(X["x1"].dtype.categories) == ["blue", "red"]
+    assert y.tolist() == ["yes", "no", "yes"]
+
+
+def test_missing_marks_read_as_nan_in_a_frame(tmp_path, monkeypatch):
+    _fake_keel(tmp_path, monkeypatch, "1, red, a\n?, <null>, b\n3, blue, a\n")
+    X, _ = load_keel("toy", as_frame=True)
+    assert np.isnan(X["x0"][1]) and X["x0"].dtype == np.float64
+    assert pd.isna(X["x1"][1]) and list(X["x1"].dtype.categories) == ["blue", "red"]
+    with pytest.raises(ValueError, match="missing value"):
+        load_keel("toy")
 
 
 # --------------------------------------------------------------------------- scikit-learn

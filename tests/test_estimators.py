@@ -32,15 +32,16 @@ def continuous_data(n=300, d=4, seed=0, n_classes=3):
 
 
 # ------------------------------------------------------------------ bad input
-@pytest.mark.parametrize("bad, message", [
-    (np.nan, "NaN"),
-    (np.inf, "infinity"),
+@pytest.mark.parametrize("bad, splitter, message", [
+    (np.nan, "optimal", "'optimal' splitter does not accept missing values"),
+    (np.inf, "auto", "infinity"),
+    (-np.inf, "univariate", "infinity"),
 ])
-def test_non_finite_X_is_named(bad, message):
+def test_non_finite_X_is_named(bad, splitter, message):
     X, y = continuous_data()
     X[3, 1] = bad
     with pytest.raises(ValueError, match=message):
-        BivariateTreeClassifier().fit(X, y)
+        BivariateTreeClassifier(splitter=splitter).fit(X, y)
 
 
 def test_wrong_dimensions():
@@ -91,8 +92,10 @@ def test_non_numeric_columns_are_named():
     X, y = continuous_data(d=3)
     frame = pd.DataFrame(X, columns=["age", "income", "height"])
     frame["city"] = np.where(y == 0, "Lyon", "Oslo")
-    with pytest.raises(ValueError, match="non-numeric column.*city"):
-        BivariateTreeClassifier().fit(frame, y)
+    with pytest.raises(ValueError, match="non-numeric column.*city.*categorical_features"):
+        BivariateTreeClassifier(categorical_features=None).fit(frame, y)
+    # by default a text column is categorical
+    assert BivariateTreeClassifier().fit(frame, y).is_categorical_.tolist() == [0, 0, 0, 1]
 
 
 def test_regression_target_checks():
@@ -122,11 +125,11 @@ def test_too_many_pairs_is_explained():
     BivariateTreeClassifier(splitter="orientations", max_pairs=100, max_features=10,
                             random_state=0).fit(X, y)
     # the univariate splitter searches no pairs; the default searches the pairs among
-    # its 10 screened features (45)
+    # its 12 screened features (66) and those of the best one with the 18 others
     BivariateTreeClassifier(splitter="univariate", max_pairs=100).fit(X, y)
-    BivariateTreeClassifier(max_pairs=45).fit(X, y)
-    with pytest.raises(ValueError, match="21 feature pairs"):
-        BivariateTreeClassifier(max_pairs=20, splitter_options={"max_pair_features": 7}
+    BivariateTreeClassifier(max_pairs=84).fit(X, y)
+    with pytest.raises(ValueError, match="44 feature pairs"):
+        BivariateTreeClassifier(max_pairs=43, splitter_options={"max_pair_features": 7}
                                 ).fit(X, y)
 
 
@@ -277,6 +280,30 @@ def test_feature_importances():
     assert imp.min() >= 0 and abs(imp.sum() - 1) < 1e-12
     used = np.unique(clf.tree_.features[clf.tree_.features >= 0])
     assert np.all(imp[np.setdiff1d(np.arange(X.shape[1]), used)] == 0)
+
+
+def test_node_spreads_equal_the_two_pass_weighted_std():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(600, 4)) * [1.0, 1e-3, 50.0, 1.0] + [0.0, 1e6, -3.0, 0.0]
+    y = (X[:, 0] + X[:, 3] > 0).astype(int)
+    weight = rng.integers(0, 4, 600).astype(float)  # zero weights reach nodes too
+    clf = BivariateTreeClassifier(max_depth=4).fit(X, y, sample_weight=weight)
+    tree = clf.tree_
+    spreads = tree.node_spreads(np.asfortranarray(X), weight)
+    paths = tree.decision_path(X).tocsc()
+    for node in np.flatnonzero(~tree.is_leaf):
+        rows = paths.indices[paths.indptr[node]:paths.indptr[node + 1]]
+        w = weight[rows]
+        for s, f in enumerate(tree.features[node]):
+            if f < 0:
+                assert spreads[node, s] == 0.0
+                continue
+            x = X[rows, f]
+            mean = np.average(x, weights=w)
+            expected = np.sqrt(np.average((x - mean) ** 2, weights=w))
+            np.testing.assert_allclose(spreads[node, s], expected, rtol=1e-9,
+                                       atol=1e-12 * np.abs(x).max())
+    assert np.all(spreads[tree.is_leaf] == 0.0)
 
 
 def test_regressor_basics():

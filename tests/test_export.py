@@ -208,8 +208,13 @@ def test_ratio_rows_route_like_the_tree():
     assert np.array_equal(X[:, 0] / X[:, 1] <= -w, clf.apply(X) == rows[0]["leaf"])
     assert "/" not in export_rules(clf, ["waist", "height"])[0]["rule"]  # no X, no ratio
     assert "/" not in export_rules(clf, ["waist", "height"], X=X, ratios=False)[0]["rule"]
-    with pytest.raises(ValueError, match="NaN"):
-        export_rules(clf, X=np.full((3, 2), np.nan))
+    with pytest.raises(ValueError, match="infinity"):
+        export_rules(clf, X=np.full((3, 2), np.inf))
+    # missing values are left out of the signs: a column with none known keeps no sign
+    assert "/" not in export_rules(clf, X=np.full((3, 2), np.nan))[0]["rule"]
+    X_missing = X.copy()
+    X_missing[::3, 1] = np.nan
+    assert "/" in export_rules(clf, ["waist", "height"], X=X_missing)[0]["rule"]
 
 
 def test_format_rule_omits_unit_weights():

@@ -161,15 +161,36 @@ def test_sql_leaf_prediction_and_proba_are_the_estimators(fitted):
     print(f"{len(X)} rows, {estimator.tree_.node_count} nodes: identical")
 
 
-def test_sql_missing_values_go_right(fitted):
+def test_sql_missing_values_take_the_missing_sides(fitted):
     estimator, X = fitted
     tree = estimator.tree_
     nulls = {(i, j) for i in range(N_FEATURES) for j in range(N_FEATURES) if i == j}
     db = _sqlite(X[:N_FEATURES], [f"x{j}" for j in range(N_FEATURES)], nulls)
     missing = X[:N_FEATURES].copy()
-    missing[np.diag_indices(N_FEATURES)] = np.nan  # NaN goes right in every test
+    missing[np.diag_indices(N_FEATURES)] = np.nan  # NULL in SQL, NaN for apply
     leaves = _run_sql(db, export_sql(estimator, output="leaf"), 1)
     assert _exact(np.ravel(leaves), tree.apply(missing))
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_exports_route_missing_values_as_apply(regression):
+    """A tree grown with missing values: SQL (NULL) and Python (NaN) send every row
+    with missing values where ``apply`` does, on both missing sides."""
+    rng = np.random.default_rng(3)
+    X = _features(1500, seed=5)
+    y = _targets(X, regression)
+    X[rng.uniform(size=X.shape) < 0.2] = np.nan
+    estimator = _cls(regression)(max_depth=7).fit(X[:1000], y[:1000])
+    tree = estimator.tree_
+    assert tree.missing_learned and tree.missing_go_left.any()
+    assert (~tree.missing_go_left[tree.children_left != -1]).any()
+    expected = estimator.apply(X)
+    nulls = {(i, j) for i, j in zip(*np.nonzero(np.isnan(X)))}
+    db = _sqlite(np.nan_to_num(X), [f"x{j}" for j in range(N_FEATURES)], nulls)
+    assert _exact(np.ravel(_run_sql(db, export_sql(estimator, output="leaf"), 1)), expected)
+    namespace = {}
+    exec(export_python(estimator, output="leaf"), namespace)  # noqa: S102
+    assert [namespace["predict_row"](row.tolist()) for row in X] == expected.tolist()
 
 
 def test_sql_quotes_names_with_quotes_and_spaces():

@@ -157,12 +157,23 @@ def test_float_model_routes_float32_values_as_apply(fitted):
     _assert_same(got, expected)
 
 
-def test_missing_values_go_right(fitted):
+def test_missing_values_take_the_missing_sides(fitted):
     estimator, X = fitted
     missing = np.repeat(X[:5], N_FEATURES, axis=0)
     missing[np.arange(len(missing)), np.tile(np.arange(N_FEATURES), 5)] = np.nan
     _assert_same(_run(export_onnx(estimator), missing),
                  _expected(estimator, estimator.tree_.apply(missing)))
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_tree_grown_with_missing_values_routes_them_as_apply(regression):
+    X = _features(1200, seed=11)
+    y = X[:, 0] + 0.5 * X[:, 1] if regression else (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    X[np.random.default_rng(2).uniform(size=X.shape) < 0.2] = np.nan
+    cls = BivariateTreeRegressor if regression else BivariateTreeClassifier
+    estimator = cls(max_depth=6).fit(X[:800], y[:800])
+    assert estimator.tree_.missing_go_left.any()
+    _assert_same(_run(export_onnx(estimator), X), _expected(estimator, estimator.apply(X)))
 
 
 def _one_node_classifier(weights, threshold):

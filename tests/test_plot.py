@@ -502,7 +502,7 @@ def test_plot_split_shows_a_sample_outside_the_node_s_samples():
     assert ax.get_ylim()[0] <= drawn[1] <= ax.get_ylim()[1]
 
 
-@pytest.mark.parametrize("bad", [[1.0, 2.0], [1.0, np.nan, 2.0], [[1.0, 2.0, 3.0]] * 2])
+@pytest.mark.parametrize("bad", [[1.0, 2.0], [1.0, np.inf, 2.0], [[1.0, 2.0, 3.0]] * 2])
 def test_bad_highlight_gives_predict_s_error(bad):
     estimator, X, y = CASES["bivariate"]
     rows = np.atleast_2d(np.asarray(bad, dtype=float))

@@ -102,10 +102,11 @@ def test_every_splitter_serves_a_task_and_refuses_the_others_by_name():
 
 # ==================================================================== the data
 @st.composite
-def problems(draw, regression):
+def problems(draw, regression, missing=(0.0,)):
     """Small fits: continuous columns of different scales, small integers (many ties), a few
     distinct rows repeated, values near 1e6 with small spreads, near-copies of one column
-    (near-tied candidates); unit, integer (some zero) or real (some zero) weights."""
+    (near-tied candidates); unit, integer (some zero) or real (some zero) weights; a
+    fraction drawn from ``missing`` of the values made missing (NaN)."""
     seed = draw(st.integers(0, 2 ** 32 - 1))
     n = draw(st.integers(2, 30))
     d = draw(st.integers(1, 4))
@@ -144,6 +145,10 @@ def problems(draw, regression):
         w = rng.uniform(0, 2, n) * (rng.uniform(size=n) > 0.2)
     if np.count_nonzero(w > 0) < 2:
         w[:2] = 1.0
+    fraction = draw(st.sampled_from(missing))
+    if fraction > 0.0:
+        X[rng.uniform(size=X.shape) < fraction] = np.nan
+        X[rng.integers(0, n), rng.integers(0, d)] = np.nan
     return X, y, w
 
 
@@ -159,9 +164,13 @@ def _threads_data(task, n=300, d=5, seed=7):
 
 
 # ========================================================== the plain-Python walk
-def goes_left(x, features, weights, threshold, mask):
-    """The node test written out: a category set's bit, or the slot-order sum ``<=``."""
+def goes_left(x, features, weights, threshold, mask, missing_left=False):
+    """The node test written out: a category set's bit, or the slot-order sum ``<=``;
+    a sample missing (NaN) a feature the node uses goes left iff ``missing_left``."""
     mask = int(mask)
+    used = [f for f in features.tolist() if f >= 0]
+    if any(math.isnan(float(x[f])) for f in used):
+        return bool(missing_left)
     if mask:
         code = float(x[features[0]])
         return 0.0 <= code <= 63.0 and code == math.floor(code) and (mask >> int(code)) & 1 == 1
@@ -175,7 +184,8 @@ def goes_left(x, features, weights, threshold, mask):
 def split_left(X, samples, split):
     """Left mask over ``samples`` made by a splitter's returned rule."""
     return np.array([goes_left(X[i], split.features, split.weights, split.threshold,
-                               split.category_mask) for i in samples], dtype=bool)
+                               split.category_mask, split.missing_left) for i in samples],
+                    dtype=bool)
 
 
 def walk(tree, X, rows):
@@ -189,7 +199,8 @@ def walk(tree, X, rows):
         left, right = [], []
         for i in reached[node]:
             (left if goes_left(X[i], tree.features[node], tree.weights[node],
-                               tree.threshold[node], tree.category_mask[node]) else
+                               tree.threshold[node], tree.category_mask[node],
+                               tree.missing_go_left[node]) else
              right).append(i)
         reached[tree.children_left[node]] = left
         reached[tree.children_right[node]] = right
@@ -202,7 +213,7 @@ def leaf_of(tree, x):
     while tree.children_left[node] >= 0:
         node = (tree.children_left[node] if goes_left(
             x, tree.features[node], tree.weights[node], tree.threshold[node],
-            tree.category_mask[node]) else tree.children_right[node])
+            tree.category_mask[node], tree.missing_go_left[node]) else tree.children_right[node])
     return node
 
 
@@ -313,6 +324,12 @@ def check_routes_as_scored(model, est, calls, X, y, w):
             assert tree.threshold[node] == split.threshold
         left = split_left(X, np.array(rows), split)
         lc, rc = tree.children_left[node], tree.children_right[node]
+        # the missing side: the search's where the node's samples missed a value of the
+        # rule, else the child with more training weight (the right one on equal weights)
+        saw_missing = any(math.isnan(X[i, f]) for i in rows for f in split.features if f >= 0)
+        assert tree.missing_go_left[node] == (
+            split.missing_left if saw_missing
+            else tree.weighted_n_node_samples[lc] > tree.weighted_n_node_samples[rc])
         assert sorted(reached[lc]) == sorted(np.array(rows)[left].tolist())
         assert tree.n_node_samples[lc] + tree.n_node_samples[rc] == len(rows)
         g_children = (tree.weighted_n_node_samples[lc] * tree.impurity[lc]
@@ -341,6 +358,46 @@ def test_stored_rules_route_training_samples_as_scored(model, data, max_depth,
     check_routes_as_scored(model, est, calls, X, y, w)
 
 
+REFUSED_MISSING = [m for m in MODELS
+                   if m.splitter is None or not SPLITTERS[m.splitter].supports_missing]
+MISSING_MODELS = [pytest.param(m, id=str(m)) for m in MODELS
+                  if m.splitter is not None and SPLITTERS[m.splitter].supports_missing]
+REFUSING_MODELS = [pytest.param(m, id=str(m)) for m in MODELS
+                   if m.splitter is None or not SPLITTERS[m.splitter].supports_missing]
+
+
+@pytest.mark.parametrize("model", MISSING_MODELS)
+@settings(max_examples=20, **HYPOTHESIS)
+@given(data=st.data(), max_depth=st.sampled_from([1, 3, None]),
+       min_samples_leaf=st.integers(1, 3))
+def test_rules_route_as_scored_with_missing_values(model, data, max_depth, min_samples_leaf):
+    """Routing as scored with missing values (NaN) in X: the plain-Python walk sends a
+    sample missing a feature of a node's rule to the node's stored missing side, and every
+    statement of the test above holds, the missing sides included."""
+    X, y, w = data.draw(problems(model.regression, missing=(0.1, 0.3, 0.6)))
+    criteria = REGRESSION_CRITERIA if model.regression else CLASSIFICATION_CRITERIA
+    params = {"max_depth": max_depth, "min_samples_leaf": min_samples_leaf,
+              "criterion": data.draw(st.sampled_from(sorted(criteria))),
+              "max_leaf_nodes": data.draw(st.sampled_from([None, 5]))}
+    est, calls = fit_recorded(model, X, y, w, params)
+    check_routes_as_scored(model, est, calls, X, y, w)
+
+
+@pytest.mark.parametrize("model", REFUSING_MODELS)
+def test_missing_values_are_refused_by_name(model):
+    """A search that does not handle missing values refuses NaN at fit and at predict
+    with a ValueError that names it (the splitter, or the TAO estimator)."""
+    X, y = _threads_data(model.task, n=60, d=3)
+    X_nan = X.copy()
+    X_nan[3, 1] = np.nan
+    name = model.splitter or ("TAOTreeRegressor" if model.regression else "TAOTreeClassifier")
+    with pytest.raises(ValueError, match=f"{name}.*missing values"):
+        model.make(max_depth=2).fit(X_nan, y)
+    est = model.make(max_depth=2).fit(X, y)
+    with pytest.raises(ValueError, match="missing values"):
+        est.predict(X_nan)
+
+
 # ================================================================ threads
 def _fitted_state(est):
     """Everything a fit leaves behind, wall-clock measurements left out."""
@@ -358,10 +415,16 @@ def _fitted_state(est):
 
 
 @pytest.mark.parametrize("model", MODEL_PARAMS)
-def test_one_and_two_threads_give_identical_trees(model):
+@pytest.mark.parametrize("missing", [False, True])
+def test_one_and_two_threads_give_identical_trees(model, missing):
     """The tree and every fitted attribute are the same with 1 and 2 threads: a weighted
-    three-class fit grown depth first, and a regression grown best first."""
+    three-class fit grown depth first, and a regression grown best first; with missing
+    values too, for the searches that handle them."""
     X, y = _threads_data(model.task)
+    if missing:
+        if model in REFUSED_MISSING:
+            pytest.skip("this search refuses missing values (tested above)")
+        X[np.random.default_rng(1).uniform(size=X.shape) < 0.2] = np.nan
     params = {}
     if model.regression and model.splitter is not None:
         params["max_leaf_nodes"] = 20
@@ -374,15 +437,28 @@ def test_one_and_two_threads_give_identical_trees(model):
 
 # ============================================================== serialization
 @pytest.mark.parametrize("model", MODEL_PARAMS)
-def test_json_round_trips_are_identical(model, tmp_path):
+@pytest.mark.parametrize("missing", [False, True])
+def test_json_round_trips_are_identical(model, missing, tmp_path):
     """The tree's dictionary and JSON, and the estimator's JSON text and file, load back
-    as the same tree (thresholds bit for bit) with the same predictions and JSON."""
+    as the same tree (thresholds and missing sides bit for bit) with the same predictions
+    and JSON; with missing values in the training and the new data too."""
     X, y = _threads_data(model.task, n=200, d=4, seed=3)
+    if missing:
+        if model in REFUSED_MISSING:
+            pytest.skip("this search refuses missing values (tested above)")
+        X[np.random.default_rng(2).uniform(size=X.shape) < 0.2] = np.nan
     est = model.make(max_depth=6).fit(X, y)
     tree = est.tree_
     if model.bivariate:
         assert np.any(tree.n_node_features >= 2)  # a real bivariate tree is checked
     X_new = np.vstack([X, np.random.default_rng(0).normal(size=(300, 4)) * 8.0])
+    X_new[np.random.default_rng(4).uniform(size=X_new.shape) < 0.1] = np.nan
+    if missing:
+        assert tree.missing_learned and tree.to_dict()["version"] == 3
+    elif model.splitter is not None:
+        assert not tree.missing_learned and tree.to_dict()["version"] == 2
+    if not est._accepts_missing():
+        X_new = X_new[~np.isnan(X_new).any(axis=1)]
     for copy in (Tree.from_dict(tree.to_dict()), Tree.from_json(tree.to_json()),
                  Tree.from_dict(json.loads(json.dumps(tree.to_dict())))):
         assert copy == tree and copy is not tree

@@ -52,12 +52,14 @@ FEATURE_KINDS = ("continuous", "integer", "large", "duplicated", "near_tie")
 
 
 @st.composite
-def problems(draw, criteria=CRITERIA, kinds=FEATURE_KINDS, n_range=(5, 40), msl_range=(1, 3)):
+def problems(draw, criteria=CRITERIA, kinds=FEATURE_KINDS, n_range=(5, 40), msl_range=(1, 3),
+             missing=(0.0,)):
     """A small split problem: features, labels or targets, weights (some zero), options.
 
     Feature kinds: continuous columns of very different scales; small integers
     (many ties); ~1e6 with small spreads; a few distinct rows repeated; and
-    near-copies of one column (near-tied candidates).
+    near-copies of one column (near-tied candidates). ``missing``: the
+    fractions of values made missing (NaN) to draw from.
     """
     seed = draw(st.integers(0, 2 ** 32 - 1))
     n = draw(st.integers(*n_range))
@@ -113,6 +115,10 @@ def problems(draw, criteria=CRITERIA, kinds=FEATURE_KINDS, n_range=(5, 40), msl_
         w = rng.uniform(0, 2, n) * (rng.uniform(size=n) > 0.2)
     if np.count_nonzero(w > 0) < 2:
         w[:2] = 1.0
+    fraction = draw(st.sampled_from(missing))
+    if fraction > 0.0:
+        X[rng.uniform(size=X.shape) < fraction] = np.nan
+        X[rng.integers(0, n), rng.integers(0, d)] = np.nan  # at least one
     return {"X": X, "y": y, "labels": labels, "targets": targets, "w": w, "criterion": criterion,
                 "n_classes": n_classes, "min_samples_leaf": min_samples_leaf,
                 "min_weight_leaf": min_weight_fraction * float(w.sum()), "seed": seed}
@@ -146,7 +152,8 @@ def assert_g_close(got, want, atol):
 def rule_partition(X, samples, split):
     """Left mask over ``samples`` made by the stored rule (the routing kernel itself)."""
     s = np.array(samples, dtype=np.int64)
-    mid = partition_samples(X, s, 0, s.size, split.features, split.weights, split.threshold)
+    mid = partition_samples(X, s, 0, s.size, split.features, split.weights, split.threshold, 0,
+                            split.missing_left)
     return np.isin(samples, s[:mid])
 
 
@@ -304,6 +311,20 @@ def _node(p, data, draw_subset):
 def test_find_split_is_the_best_candidate(splitter, criterion, data, n_orientations, subset):
     check_find_split(data.draw(problems(criteria=(criterion,))), splitter, n_orientations,
                      subset)
+
+
+@pytest.mark.parametrize("splitter", SPLITTERS)
+@pytest.mark.parametrize("criterion", CRITERIA)
+@settings(max_examples=15, **HYPOTHESIS)
+@given(data=st.data(), n_orientations=st.sampled_from([1, 3, 4, 8, 30]),
+       subset=st.booleans())
+def test_find_split_with_missing_values_is_the_best_candidate(splitter, criterion, data,
+                                                              n_orientations, subset):
+    """With missing values the exact searches stay exact for the problem with missing
+    values: the brute force tries every cut of the known values and both sides for
+    the samples missing a value (of either feature of a pair)."""
+    check_find_split(data.draw(problems(criteria=(criterion,), missing=(0.1, 0.3, 0.6))),
+                     splitter, n_orientations, subset)
 
 
 @settings(max_examples=60, **HYPOTHESIS)

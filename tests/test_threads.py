@@ -18,8 +18,10 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from bivtree import BivariateTreeClassifier
+from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
 from bivtree._threads import _budget, inner_thread_limit, numba_threads, work_chunks
+from bivtree.growing import TreeGrower
+from bivtree.splitters.auto import AutoSplitter
 
 needs_two_threads = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
                                        reason="numba runs one thread here")
@@ -77,6 +79,16 @@ def test_work_chunks_cover_every_item_once():
     assert list(work_chunks(5, 1)) == [slice(0, 5)]
 
 
+@needs_two_threads
+def test_work_chunks_hold_a_multiple_of_the_threads():
+    # three features' worth of work per chunk would leave one of two threads idle a third
+    # of the time: chunks of two
+    with numba_threads(2):
+        sizes = [s.stop - s.start for s in work_chunks(18, 600_000)]
+        assert sizes == [2] * 9
+        assert [s.stop - s.start for s in work_chunks(5, 10**9)] == [2, 2, 1]
+
+
 _LONG_FIT = textwrap.dedent("""
     import signal
     import sys
@@ -84,22 +96,24 @@ _LONG_FIT = textwrap.dedent("""
     from bivtree import BivariateTreeClassifier
     # a child started from a background job inherits an ignored SIGINT
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    splitter = sys.argv[1]
+    splitter, n_jobs = sys.argv[1], int(sys.argv[2])
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200_000, 30))
     y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
     BivariateTreeClassifier(splitter=splitter, max_depth=1).fit(X[:300], y[:300])  # compiles
     print("fitting", flush=True)
-    BivariateTreeClassifier(splitter=splitter).fit(X, y)
+    BivariateTreeClassifier(splitter=splitter, n_jobs=n_jobs).fit(X, y)
     print("finished", flush=True)
 """)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX")
-@pytest.mark.parametrize("splitter", ["auto", "orientations", "optimal"])
-def test_sigint_stops_a_long_fit_with_keyboard_interrupt(splitter):
+@pytest.mark.parametrize(("splitter", "n_jobs"),
+                         [("auto", 1), ("orientations", 1), ("optimal", 1), ("auto", 2)])
+def test_sigint_stops_a_long_fit_with_keyboard_interrupt(splitter, n_jobs):
+    # with two threads the signal may come while subtrees grow on helper threads
     child = subprocess.Popen(
-        [sys.executable, "-c", _LONG_FIT, splitter], stdout=subprocess.PIPE,
+        [sys.executable, "-c", _LONG_FIT, splitter, str(n_jobs)], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "fitting"
@@ -136,3 +150,83 @@ def test_sigint_during_a_fit_in_the_main_thread_raises_keyboard_interrupt():
         for _ in range(200):  # until the signal comes
             BivariateTreeClassifier(splitter="orientations").fit(X, y)
     timer.join()
+
+
+def _grown_subtrees(monkeypatch):
+    """Record the root sizes of the subtrees a fit grows on threads."""
+    sizes = []
+    grow_all = TreeGrower._grow_all
+
+    def spy(self, data, samples, subtrees, *args):
+        sizes.extend(node.end - node.start for node in subtrees)
+        return grow_all(self, data, samples, subtrees, *args)
+
+    monkeypatch.setattr(TreeGrower, "_grow_all", spy)
+    return sizes
+
+
+@needs_two_threads
+@pytest.mark.parametrize("splitter", ["univariate", "orientations", "auto", "diagonal"])
+@pytest.mark.parametrize("estimator", [BivariateTreeClassifier, BivariateTreeRegressor])
+def test_subtrees_grown_on_threads_give_the_one_thread_tree(monkeypatch, splitter, estimator):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(2600, 4)).round(2)  # ties: the numbering must still agree
+    y = ((X[:, 0] + X[:, 1] * X[:, 2] > 0) ^ (rng.random(2600) < 0.2)).astype(int)
+    if estimator is BivariateTreeRegressor:
+        y = y + X[:, 3]
+    sizes = _grown_subtrees(monkeypatch)
+    options = {"n_orientations": 6} if splitter == "orientations" else None
+    one = estimator(splitter=splitter, splitter_options=options, n_jobs=1).fit(X, y)
+    assert sizes == []
+    two = estimator(splitter=splitter, splitter_options=options, n_jobs=2).fit(X, y)
+    assert len(sizes) >= 2  # the parallel growth really ran
+    assert two.tree_.to_dict() == one.tree_.to_dict()
+    assert two.split_info_ == one.split_info_
+
+
+@needs_two_threads
+def test_random_feature_draws_and_best_first_grow_on_one_thread(monkeypatch):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(2600, 4))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    sizes = _grown_subtrees(monkeypatch)
+    BivariateTreeClassifier(max_features=2, random_state=0, n_jobs=2).fit(X, y)
+    BivariateTreeClassifier(max_leaf_nodes=20, n_jobs=2).fit(X, y)
+    BivariateTreeClassifier(splitter="hillclimb", max_depth=4, n_jobs=2).fit(X, y)
+    assert sizes == []
+
+
+@needs_two_threads
+def test_an_error_in_a_subtree_thread_stops_the_fit(monkeypatch):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(2600, 3))
+    y = rng.integers(0, 2, 2600)  # noise: hundreds of nodes per subtree
+    after_failure = []
+    failed = threading.Event()
+    find_split = AutoSplitter.find_split
+
+    def failing(self, data, samples, features):
+        if failed.is_set():
+            after_failure.append(samples.shape[0])
+        elif samples.shape[0] < 20 and threading.current_thread().name.startswith("bivtree"):
+            failed.set()
+            raise ValueError("search failed")
+        return find_split(self, data, samples, features)
+
+    monkeypatch.setattr(AutoSplitter, "find_split", failing)
+    before = threading.active_count()
+    with pytest.raises(ValueError, match="search failed"):
+        BivariateTreeClassifier(n_jobs=2).fit(X, y)
+    assert threading.active_count() == before  # no thread left growing
+    # the other thread stops at its next node, queued subtrees never start
+    assert len(after_failure) <= 1, after_failure
+
+
+@needs_two_threads
+def test_verbose_growth_on_threads_reports_progress(capsys):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(2600, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    BivariateTreeClassifier(n_jobs=2, verbose=1).fit(X, y)
+    out = capsys.readouterr().out
+    assert "nodes in subtrees" in out

@@ -143,15 +143,17 @@ PAGE_SCRIPT = r"""
     // The test of bivtree._kernels.traversal.goes_left, operation by operation:
     // s = 0.0, then s += w_k * x[f_k] in slot order (float64, one rounding per
     // operation, as numba's kernel), then s <= t; a categorical node: an integer
-    // code in [0, 63] that belongs to the node's set.
+    // code in [0, 63] that belongs to the node's set. A missing value (NaN) in a
+    // feature of the test takes the node's missing side.
     function goesLeft(nd, x) {
       if (nd.categories !== null) {
         const c = x[nd.features[0]];
+        if (Number.isNaN(c)) return nd.missing_left;
         return c >= 0 && c <= 63 && c === Math.floor(c) && nd.categories.indexOf(c) >= 0;
       }
       let s = 0.0;
       for (let k = 0; k < nd.features.length; k++) s += nd.weights[k] * x[nd.features[k]];
-      return s <= nd.threshold;
+      return s <= nd.threshold || (Number.isNaN(s) && nd.missing_left);
     }
     function route(x) {
       let i = 0;
@@ -512,8 +514,10 @@ PAGE_SCRIPT = r"""
         throw new Error("expected a row index or " + nf + " values (" +
                         DATA.features.join(", ") + "), got " + parts.length + " values");
       }
-      const values = parts.map(Number);
-      const bad = values.findIndex(v => !Number.isFinite(v));
+      // "nan", "na", "?" or "missing": a missing value
+      const values = parts.map(p => (/^(nan|na|\?|missing)$/i.test(p) ? NaN : Number(p)));
+      const bad = values.findIndex((v, k) => !Number.isFinite(v) &&
+                                             !/^(nan|na|\?|missing)$/i.test(parts[k]));
       if (bad >= 0) throw new Error(DATA.features[bad] + ": not a number: " + parts[bad]);
       return {values: values};
     }

@@ -163,11 +163,13 @@ CHUNK_WORK = 2_000_000
 def work_chunks(n_items, item_work):
     """Slices of ``range(n_items)`` of at most :data:`CHUNK_WORK` sample scans each.
 
-    ``item_work`` is the scans one item costs. A chunk holds at least as many
-    items as the fit has threads, so chunking never idles a thread. Before
-    each chunk a pending Ctrl-C is raised (:func:`check_interrupt`).
+    ``item_work`` is the scans one item costs. A chunk holds a multiple of the
+    fit's thread count of items (at least one per thread), so chunking never
+    idles a thread. Before each chunk a pending Ctrl-C is raised
+    (:func:`check_interrupt`).
     """
-    per_chunk = max(numba.get_num_threads(), CHUNK_WORK // max(1, int(item_work)))
+    n_threads = numba.get_num_threads()
+    per_chunk = max(1, CHUNK_WORK // max(1, int(item_work)) // n_threads) * n_threads
     for start in range(0, n_items, per_chunk):
         check_interrupt()
         yield slice(start, min(n_items, start + per_chunk))

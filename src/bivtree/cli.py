@@ -5,8 +5,9 @@ one ``_run_<name>`` function that does the work and returns the exit status,
 so a new subcommand is two functions and one line in :func:`build_parser`.
 
     bivtree demo [--splitter auto] [--max-depth 3] [--cv 5] [--n-jobs 1] [--decimals 4]
-    bivtree fit DATA.csv --target COL [--model auto|tao|tao-cv] [--splitter ...] [-o MODEL.json]
-    bivtree predict MODEL.json DATA.csv [--proba] [-o predictions.csv] [--force]
+    bivtree fit DATA.csv --target COL [--categorical COL ...] [--numeric COL ...]
+                [--model auto|tao|tao-cv] [--splitter ...] [-o MODEL.json] [--force]
+    bivtree predict MODEL.json DATA.csv [--proba] [--keep COL ...] [-o predictions.csv]
     bivtree show MODEL.json [--data DATA.csv] [--out tree.html|tree.png|tree.svg|rules.md|tree.dot]
     bivtree compile
 
@@ -16,8 +17,10 @@ unless ``--encoding`` names another) and keep models as JSON
 ``bivtree COMMAND: error: ...`` on stderr with exit status 1 (2 for a malformed command
 line, as argparse does), before any fitting: an output file that exists (unless
 ``--force``), an output folder that does not; an input that is empty, has no rows, is not
-text in its encoding or not a table; a missing column; non-numeric or missing values,
-named by row and column (the estimators do not accept missing values yet). Outputs are
+text in its encoding or not a table; a missing column; text in a column read as numbers;
+infinite values, and missing values where the model does not route them, named by row
+and column. Text columns are categorical features unless ``--numeric`` says otherwise;
+empty cells are missing values; ``predict`` writes one output row per input row. Outputs are
 written to a temporary file beside the target and renamed into place, so a failed write
 leaves no partial file and keeps the file it would have replaced. Any other exception is a
 bug and propagates with its traceback.
@@ -323,14 +326,23 @@ def _write_table(frame, path, force):
             frame.to_csv(partial, index=False, sep="\t" if suffix == ".tsv" else ",")
 
 
-def _check_features(X, source):
+def _allows_missing(model):
+    """Whether ``model`` routes missing values (NaN) itself."""
+    return bool(model.__sklearn_tags__().input_tags.allow_nan)
+
+
+def _check_features(X, source, model, categorical=()):
     """Reject non-numeric, missing or infinite values of the feature table ``X``.
 
-    The estimators would reject them too, but without the file, the rows or the columns.
+    Text is fine in the ``categorical`` columns (the model encodes them), and
+    missing values are fine anywhere when ``model`` routes them itself; infinite
+    values never are. The estimators would reject the rest too, but without
+    the file, the rows or the columns.
     """
     from pandas.api.types import is_numeric_dtype
 
-    text = [c for c in X.columns if not is_numeric_dtype(X[c].dtype)]
+    categorical = set(categorical)
+    text = [c for c in X.columns if not is_numeric_dtype(X[c].dtype) and c not in categorical]
     if text:
         column = X[text[0]]
         numbers = _pandas().to_numeric(column, errors="coerce")
@@ -338,8 +350,14 @@ def _check_features(X, source):
         example = (f" (e.g. {column.iloc[rows[0]]!r} in row {rows[0] + 1} of {text[0]!r})"
                    if rows.size else "")
         raise ValueError(f"{source}: non-numeric column(s) {[str(c) for c in text]}{example}; "
-                         "bivariate splits need numbers: encode them first")
-    for what, mask in (("missing", X.isna()), ("infinite", X.isin([np.inf, -np.inf]))):
+                         "bivariate splits need numbers: empty the cells that are not "
+                         "numbers (empty cells are missing values), or fit with "
+                         "--categorical COL to split on the column as categories")
+    numeric = X[[c for c in X.columns if c not in categorical]]
+    checks = [("infinite", numeric.isin([np.inf, -np.inf]))]
+    if not _allows_missing(model):
+        checks.insert(0, ("missing", X.isna()))
+    for what, mask in checks:
         rows = np.flatnonzero(mask.any(axis=1).to_numpy())
         if rows.size:
             counts = mask.sum()
@@ -347,8 +365,10 @@ def _check_features(X, source):
             shown = ", ".join(str(r + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
             raise ValueError(f"{source}: {rows.size} of {len(X)} rows have {what} values "
                              f"(rows {shown}, counting data rows from 1) in column(s) "
-                             f"{columns}; bivtree does not handle {what} values: drop or "
-                             "impute those rows first")
+                             f"{columns}; this model does not handle {what} values: drop or "
+                             "impute those rows first" + (
+                                 " (or fit with a splitter that accepts missing values, "
+                                 "e.g. the default)" if what == "missing" else ""))
 
 
 def _reports_errors(run):
@@ -409,13 +429,25 @@ def _add_fit(subparsers):
         description="Fit a bivariate tree on a table (CSV, TSV or Parquet) and write the "
                     "fitted model as JSON (readable by 'bivtree predict' and 'bivtree show', "
                     "or bivtree.export.load_model). Every column but the target is a feature "
-                    "unless --features or --drop say otherwise; features must be numeric.")
+                    "unless --features or --drop say otherwise. Text columns are categorical "
+                    "features (split by category subsets); --categorical and --numeric "
+                    "override that per column. Empty cells are missing values.")
     p.add_argument("data", metavar="DATA", help="training data (.csv, .tsv or .parquet)")
     p.add_argument("--target", required=True, metavar="COL", help="column to predict")
     p.add_argument("--features", nargs="+", metavar="COL",
                    help="feature columns (default: every other column)")
     p.add_argument("--drop", nargs="+", metavar="COL", default=[],
                    help="columns that are not features (e.g. an id)")
+    p.add_argument("--categorical", nargs="+", metavar="COL", default=[], action="extend",
+                   help="split on these columns as categories (subset tests, 'COL in {a, b}'); "
+                        "text columns are categorical without it")
+    p.add_argument("--numeric", nargs="+", metavar="COL", default=[], action="extend",
+                   help="read these columns as numbers even if some cells are not (those "
+                        "cells are an error)")
+    p.add_argument("--max-categories", type=_int_at_least(2),
+                   help="categories kept per categorical column (at most 64); the rarest "
+                        "share one 'infrequent' category (default: a column with more than "
+                        "64 is an error)")
     p.add_argument("--model", choices=("auto", "classifier", "regressor", *TAO_MODELS),
                    default="auto",
                    help="classifier or regressor (greedy growth); auto picks a regressor for "
@@ -487,6 +519,45 @@ def _tao_model(args, kind, verbose):
     return classes[1](**params)
 
 
+def _feature_kinds(X, args, source):
+    """``(X, categorical)``: the feature table with --numeric columns as numbers, and the
+    categorical columns (text columns and --categorical, less --numeric), in table order."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    for option in ("categorical", "numeric"):
+        unknown = [c for c in getattr(args, option) if c not in X.columns]
+        if unknown:
+            raise ValueError(f"--{option}: {unknown} are not feature columns of {source}")
+    both = sorted(set(args.categorical) & set(args.numeric))
+    if both:
+        raise ValueError(f"columns {both} are given to both --categorical and --numeric")
+    X = X.copy()
+    for c in args.numeric:
+        raw = X[c]
+        X[c] = _pandas().to_numeric(raw, errors="coerce")
+        bad = np.flatnonzero((X[c].isna() & raw.notna()).to_numpy())
+        if bad.size:
+            raise ValueError(f"{source}: --numeric column {c!r} holds {raw.iloc[bad[0]]!r} "
+                             f"in row {bad[0] + 1}, not a number")
+    categorical = [c for c in X.columns
+                   if c in args.categorical or (c not in args.numeric and not (
+                       is_numeric_dtype(X[c].dtype) or is_bool_dtype(X[c].dtype))
+                       and not _looks_numeric(X[c]))]
+    return X, categorical
+
+
+def _looks_numeric(column):
+    """Whether most filled cells of a text column are numbers (``"?"`` among numbers).
+
+    Such a column is more likely numbers with a few placeholders than categories,
+    so it is not taken as categorical unless --categorical says so: the check of
+    the features then names the cell that is not a number.
+    """
+    filled = column.dropna()
+    numbers = _pandas().to_numeric(filled, errors="coerce")
+    return bool(len(filled)) and numbers.notna().sum() > len(filled) / 2
+
+
 def _choose_model(kind, y):
     """``"classifier"`` or ``"regressor"`` for the target column ``y``."""
     if kind not in ("auto", *TAO_MODELS):
@@ -524,7 +595,7 @@ def _run_fit(args):
     if not features:
         raise ValueError(f"{args.data}: no feature columns left")
     X, y = frame[features], frame[args.target]
-    _check_features(X, args.data)
+    X, categorical = _feature_kinds(X, args, args.data)
     if y.isna().any():
         raise ValueError(f"target column {args.target!r} has {int(y.isna().sum())} missing "
                          "value(s)")
@@ -538,8 +609,13 @@ def _run_fit(args):
               "verbose": 0 if args.quiet else 1}
     if args.criterion is not None:
         params["criterion"] = args.criterion
+    params["categorical_features"] = [str(c) for c in categorical] or None
+    params["max_categories"] = args.max_categories
     if args.model in TAO_MODELS:
         model = _tao_model(args, kind, params["verbose"])
+        accepted = model.get_params()
+        model.set_params(**{k: params[k] for k in ("categorical_features", "max_categories")
+                            if k in accepted})
     elif kind == "classifier":
         params["class_weight"] = args.class_weight
         model = BivariateTreeClassifier(**params)
@@ -548,13 +624,21 @@ def _run_fit(args):
             raise ValueError("--class-weight applies to classifiers only")
         model = BivariateTreeRegressor(**params)
     model.set_params(**dict(args.set))
+    _check_features(X, args.data, model, categorical)
     say = (lambda *a, **k: None) if args.quiet else print
     how = (f"splitter {model.splitter!r}" if hasattr(model, "splitter")
            else f"model {args.model!r}")
     say(f"fitting a {type(model).__name__} ({how}) on "
         f"{X.shape[0]} samples x {X.shape[1]} features, target {args.target!r}", flush=True)
+    if categorical:
+        say(f"categorical features: {', '.join(map(str, categorical))}")
     t0 = time.perf_counter()
-    model.fit(X, y.to_numpy())
+    try:
+        model.fit(X, y.to_numpy())
+    except ValueError as exc:
+        if "max_categories" not in str(exc) or args.max_categories is not None:
+            raise
+        raise ValueError(f"{exc} (on the command line: --max-categories N)") from None
     if args.model == "tao-cv":
         chosen = model.best_params_
         say(f"selected C={chosen['feature_cost']:g}, init {chosen['init']}, alpha "
@@ -577,12 +661,17 @@ def _add_predict(subparsers):
         "predict", help="predict with a saved model",
         description="Predict every row of a table with a model written by 'bivtree fit' "
                     "(or bivtree.export.save_model). The model's feature columns are taken "
-                    "by name; other columns are ignored. Writes CSV to standard output "
-                    "unless --output is given.")
+                    "by name; other columns are ignored unless --keep copies them. The "
+                    "output has one row per input row, in order: a row that cannot be "
+                    "predicted is an error naming it, never dropped. Writes CSV to "
+                    "standard output unless --output is given.")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("data", metavar="DATA", help="data to predict (.csv, .tsv or .parquet)")
     p.add_argument("--proba", action="store_true",
                    help="add one probability column per class (classifiers)")
+    p.add_argument("--keep", nargs="+", metavar="COL", default=[], action="extend",
+                   help="copy these columns (e.g. an id) to the output, before the "
+                        "predictions")
     p.add_argument("-o", "--output", metavar="OUT",
                    help="write .csv, .tsv or .parquet here; its folder must exist")
     _add_force_option(p, "OUT")
@@ -608,7 +697,10 @@ def _feature_frame(model, frame, source):
                          "fitted on")
     else:
         X = frame
-    _check_features(X, source)
+    mask = getattr(model, "is_categorical_", None)
+    categorical = ([] if mask is None or names is None
+                   else [c for c, is_cat in zip(names, mask) if is_cat])
+    _check_features(X, source, model, categorical)
     return X if names is not None else X.to_numpy()
 
 
@@ -624,9 +716,17 @@ def _run_predict(args):
         _check_output(args.output, args.force)
     model = load_model(args.model)
     frame = _read_table(args.data, args.encoding)
+    missing = [c for c in args.keep if c not in frame.columns]
+    if missing:
+        raise ValueError(f"--keep: {args.data} has no column(s) {missing}")
+    if "prediction" in args.keep:
+        raise ValueError("--keep: 'prediction' is the name of the output's own column")
     X = _feature_frame(model, frame, args.data)
-    pd = _pandas()
-    out = pd.DataFrame({"prediction": model.predict(X)})
+    out = frame[list(dict.fromkeys(args.keep))].reset_index(drop=True)
+    predictions = model.predict(X)
+    if len(predictions) != len(frame):  # one row per input row, or an error
+        raise RuntimeError(f"{len(predictions)} predictions for {len(frame)} rows")
+    out["prediction"] = predictions
     if args.proba:
         if not hasattr(model, "predict_proba"):
             raise ValueError("--proba needs a classifier; this model is a regressor")
@@ -720,7 +820,8 @@ def _write_show(model, X, y, path, suffix, args, target_name):
         ax.figure.savefig(path, dpi=args.dpi)
         plt.close(ax.figure)
     elif suffix in (".md", ".csv"):
-        X_values = None if X is None else np.asarray(X, dtype=float)
+        # the model's own encoding: category columns become their codes
+        X_values = None if X is None else model._validate_X_predict(X)
         rows = export_rules(model, X=X_values, decimals=args.decimals)
         if suffix == ".md":
             with open(path, "w", encoding="utf-8") as fh:

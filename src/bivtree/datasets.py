@@ -15,9 +15,11 @@ KEEL sets
 
     bivtree only reads its data files (found with
     :func:`importlib.util.find_spec`, which does not import the package).
-    Numeric columns become float columns; a column holding anything that is
-    not a number is one-hot encoded, one 0/1 column per category, as the BiDT
-    paper does for categorical data (Bollwein & Westphal, section 5.3). Class
+    Numeric columns become float columns. As arrays, a column holding anything
+    that is not a number is one-hot encoded, one 0/1 column per category, as
+    the BiDT paper does for categorical data (Bollwein & Westphal, section
+    5.3); as a DataFrame (``as_frame=True``) it is a ``category`` column, which
+    the estimators split on as a categorical feature. Class
     labels are the strings written in the file (``"1"``, ``"2"`` for bupa,
     ``"tested_positive"`` for pima): they are not re-encoded.
 
@@ -229,8 +231,12 @@ def _is_number(text):
 
 
 @functools.lru_cache(maxsize=64)
-def _parse_keel(path):
-    """Parse one raw KEEL file into ``(X, y, feature_names)`` (cached; callers copy)."""
+def _keel_rows(path, allow_missing):
+    """The cells of a raw KEEL file: ``(rows, n_columns, base_names)`` (cached).
+
+    ``rows`` holds ``(line number, cells)``; a missing mark (``?``, ``<null>``...)
+    is an error unless ``allow_missing``.
+    """
     name = os.path.basename(path)[:-4]
     with open(path, encoding="utf-8") as fh:
         rows = []
@@ -246,7 +252,7 @@ def _parse_keel(path):
             raise ValueError(f"KEEL file {path}, line {lineno}: {len(cells)} values, "
                              f"expected {n_columns} as on the first line")
         for col, cell in enumerate(cells):
-            if cell.lower() in _MISSING:
+            if cell.lower() in _MISSING and not allow_missing:
                 raise ValueError(f"KEEL file {path}, line {lineno}, column {col}: missing "
                                  f"value {cell!r}; bivtree reads complete files only")
     if n_columns < 2:
@@ -255,6 +261,13 @@ def _parse_keel(path):
     base_names = _KEEL_FEATURE_NAMES.get(name)
     if base_names is None or len(base_names) != n_columns - 1:
         base_names = [f"x{j}" for j in range(n_columns - 1)]
+    return tuple(rows), n_columns, tuple(base_names)
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_keel(path):
+    """Parse one raw KEEL file into ``(X, y, feature_names)`` (cached; callers copy)."""
+    rows, n_columns, base_names = _keel_rows(path, False)
     blocks, names = [], []
     for j in range(n_columns - 1):
         column = [cells[j] for _, cells in rows]
@@ -290,13 +303,20 @@ def load_keel(name, *, collection=None, as_frame=False):
         different labels (``pima``: ``tested_positive`` in ``balanced``,
         ``positive`` in ``imbalanced``).
     as_frame : bool, default=False
-        Return a pandas DataFrame and Series instead of arrays.
+        Return a pandas DataFrame and Series instead of arrays. The frame
+        keeps the file's columns: numbers as float columns, text as pandas
+        ``category`` columns (categories in sorted order), and KEEL's missing
+        marks (``?``, ``<null>``) as NaN, so a text-coded set (``crx``,
+        ``mushroom``, ``housevotes``, ``chess``, ``splice``, ``tic-tac-toe``)
+        fits directly: the estimators take ``category`` columns as categorical
+        features (``categorical_features="from_dtype"``, their default).
 
     Returns
     -------
     X : ndarray of float64, shape (n_samples, n_features), or DataFrame
-        Numeric columns as read; each non-numeric column replaced by one 0/1
-        column per category (in sorted order), named ``"<column>=<category>"``.
+        Arrays: numeric columns as read; each non-numeric column replaced by
+        one 0/1 column per category (in sorted order). A file with missing
+        values is refused (arrays hold numbers only); read it as a frame.
     y : ndarray of str, shape (n_samples,), or Series named ``"class"``
         The class labels exactly as written in the file (surrounding spaces
         removed).
@@ -317,8 +337,36 @@ def load_keel(name, *, collection=None, as_frame=False):
         For an unknown name or collection, or a malformed file.
     """
     path = _keel_path(name, collection)
-    X, y, names = _parse_keel(path)
-    return _output(X.copy(), y.copy(), names, as_frame)
+    if as_frame:
+        return _keel_frame(path)
+    X, y, _ = _parse_keel(path)
+    return X.copy(), y.copy()
+
+
+def _keel_frame(path):
+    """A KEEL file as a DataFrame: number columns as float, the others as ``category``.
+
+    A column is numeric when every cell that is not a missing mark is a finite
+    number; missing marks (``?``, ``<null>``, empty...) become NaN in either kind.
+    """
+    pd = _require_pandas()
+    rows, n_columns, base_names = _keel_rows(path, True)
+    columns = {}
+    for j in range(n_columns - 1):
+        cells = [cells[j] for _, cells in rows]
+        missing = [cell.lower() in _MISSING for cell in cells]
+        present = [cell for cell, m in zip(cells, missing) if not m]
+        if present and all(_is_number(cell) for cell in present):
+            columns[base_names[j]] = pd.Series(
+                [np.nan if m else float(cell) for cell, m in zip(cells, missing)],
+                dtype=np.float64)
+        else:
+            columns[base_names[j]] = pd.Categorical(
+                [None if m else cell for cell, m in zip(cells, missing)],
+                categories=sorted(set(present)))
+    X = pd.DataFrame(columns)
+    y = pd.Series([cells[-1] for _, cells in rows], name="class")
+    return X, y
 
 
 # --------------------------------------------------------------------------- scikit-learn

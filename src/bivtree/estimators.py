@@ -20,6 +20,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ._compile_notice import notice_once
 from ._config import CLASSIFICATION_CRITERIA, DTYPE, ITYPE, LTYPE, REGRESSION_CRITERIA
+from ._tabular import MAX_CODES, encode_fit, encode_predict
 from ._threads import numba_threads
 from ._validation import (
     InstanceOf,
@@ -36,6 +37,7 @@ from .growing import TreeGrower
 from .persistence import load_model, register_model, save_model
 from .pruning import cost_complexity_pruning_path, prune_tree
 from .splitters import SPLITTERS, SplitData, get_splitter
+from .splitters._categorical import WithCategories
 
 #: default largest number of feature pairs a pair-searching splitter may examine per node.
 DEFAULT_MAX_PAIRS = 20_000
@@ -90,7 +92,7 @@ def _writable(X, order="C"):
     return X
 
 
-def _check_numeric_frame(X):
+def _check_numeric_frame(X, estimator=None):
     """Name the non-numeric columns of a DataFrame instead of failing on a cast."""
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(dtypes, "items") or not hasattr(X, "iloc"):
@@ -101,8 +103,11 @@ def _check_numeric_frame(X):
            if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
     if bad:
         raise ValueError(
-            f"X has non-numeric column(s) {bad}: bivariate splits need numbers; encode them "
-            "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
+            f"X has non-numeric column(s) {bad}: bivariate splits need numbers; "
+            + ("declare them categorical (categorical_features='from_dtype' or their names) "
+               "or encode them " if "categorical_features" in getattr(
+                   estimator, "_parameter_constraints", {}) else "encode them ")
+            + "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
 
 
 def _check_numeric_targets(y):
@@ -177,11 +182,20 @@ def _column_name(estimator, column):
     return f"column {column}" if names is None else f"column {column} ({names[column]!r})"
 
 
+def _has_missing(X):
+    """Whether ``X`` (float64) holds a missing value (NaN)."""
+    # the sum is NaN iff some entry is (X holds no infinity): one cheap pass
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.isnan(np.sum(X)):
+            return False
+    return bool(np.isnan(X).any())
+
+
 def _check_feature_magnitudes(estimator, X):
     """Raise a ValueError naming the first column of ``X`` outside ``X_MAGNITUDE_RANGE``."""
     low, high = X_MAGNITUDE_RANGE
     magnitude = np.abs(X)
-    largest = magnitude.max(axis=0)
+    largest = np.fmax.reduce(magnitude, axis=0)  # missing values (NaN) left out
     over = np.flatnonzero(largest > high)
     if over.size:
         c = int(over[0])
@@ -333,21 +347,37 @@ class FittedTreeMixin:
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "tree_")
-        _check_numeric_frame(X)
+        X = encode_predict(self, X)
+        _check_numeric_frame(X, self)
         with np.errstate(over="ignore", invalid="ignore"):  # as in _validate_fit_data
-            X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite=True)
+            # NaN is a missing value: every decision node has a side for it
+            X = validate_data(self, X, reset=False, dtype=DTYPE, ensure_all_finite="allow-nan")
+        if not self._accepts_missing() and _has_missing(X):
+            raise ValueError(self._missing_refused())
         return _writable(X)
+
+    def _missing_refused(self):
+        """The message refusing NaN in X, for an estimator that does not accept it."""
+        return (f"{type(self).__name__} does not accept missing values (NaN in X); use "
+                "BivariateTreeClassifier / BivariateTreeRegressor with a splitter that learns "
+                "a side for them at every node, or impute X first (e.g. "
+                "sklearn.impute.SimpleImputer)")
 
     def _validate_fit_data(self, X, y, sample_weight):
         # parameters first: they are cheap to check and explain more than a data error
         self._validate_params()
-        _check_numeric_frame(X)
+        # sparse matrices densified, categorical columns encoded (sets categories_)
+        X = encode_fit(self, X)
+        _check_numeric_frame(X, self)
         if not self._is_classifier():
             _check_numeric_targets(y)
         # scikit-learn's finiteness check first sums X, which overflows harmlessly (and
         # warns) for finite values near the largest double; those get bivtree's range check
+        if y is not None and np.asarray(y).dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError("y contains NaN; missing values are accepted in X only")
         with np.errstate(over="ignore", invalid="ignore"):
-            X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite=True,
+            # NaN in X is a missing value; infinity stays an error
+            X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite="allow-nan",
                                  ensure_min_samples=2, multi_output=False,
                                  y_numeric=not self._is_classifier())
         sample_weight = _check_sample_weight(sample_weight, X, dtype=DTYPE,
@@ -393,7 +423,7 @@ class FittedTreeMixin:
         internal = np.flatnonzero(~tree.is_leaf)
         if internal.size == 0:
             return importances
-        paths = tree.decision_path(X).tocsc()
+        spreads = None
         wn = tree.weighted_n_node_samples
         for node in internal:
             left, right = tree.children_left[node], tree.children_right[node]
@@ -404,14 +434,9 @@ class FittedTreeMixin:
             if feats.size == 1:
                 importances[feats[0]] += decrease
                 continue
-            rows = paths.indices[paths.indptr[node]:paths.indptr[node + 1]]
-            w = sample_weight[rows]
-            spread = np.empty(feats.size)
-            for s, (f, c) in enumerate(zip(feats, coefs)):
-                x = X[rows, f]
-                mean = np.average(x, weights=w) if w.sum() > 0 else x.mean()
-                var = np.average((x - mean) ** 2, weights=w) if w.sum() > 0 else x.var()
-                spread[s] = abs(c) * np.sqrt(var)
+            if spreads is None:  # the weighted std of every node's features, one pass
+                spreads = tree.node_spreads(X, sample_weight)
+            spread = np.abs(coefs) * spreads[node][used]
             share = spread / spread.sum() if spread.sum() > 0 else np.full(feats.size,
                                                                            1.0 / feats.size)
             np.add.at(importances, feats, decrease * share)
@@ -489,9 +514,18 @@ class FittedTreeMixin:
                 f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
         return model
 
+    def _accepts_missing(self):
+        """Whether missing values (NaN in X) are accepted, at fit and at predict.
+
+        An estimator whose search handles them (see ``BaseBivariateTree``) says
+        so; the others refuse NaN everywhere, with a message naming what does.
+        """
+        return False
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = self._accepts_missing()
+        tags.input_tags.sparse = True
         return tags
 
 
@@ -524,12 +558,16 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         "random_state": [None, Interval(Integral, 0, 2**32 - 1, closed="both"),
                          InstanceOf(np.random.RandomState)],
         "verbose": [Interval(Integral, 0, None, closed="left"), "boolean"],
+        # indices, names or a mask: resolved against X at fit (bivtree._tabular)
+        "categorical_features": [None, {"from_dtype"}, "array-like"],
+        "max_categories": [None, Interval(Integral, 2, MAX_CODES, closed="both")],
     }
 
     def __init__(self, *, splitter, criterion, n_orientations, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                  min_impurity_decrease, ccp_alpha, max_pairs, splitter_options, n_jobs,
-                 random_state, verbose):
+                 random_state, verbose, categorical_features="from_dtype",
+                 max_categories=None):
         self.splitter = splitter
         self.criterion = criterion
         self.n_orientations = n_orientations
@@ -546,6 +584,8 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
+        self.max_categories = max_categories
 
     def _criterion_code(self):
         table = CLASSIFICATION_CRITERIA if self._is_classifier() else REGRESSION_CRITERIA
@@ -598,6 +638,16 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
             return None if names is None else list(names)
         return self.get_params(deep=False)[name]
 
+    def _accepts_missing(self):
+        cls = SPLITTERS.get(self.splitter) if isinstance(self.splitter, str) else None
+        return cls is not None and cls.supports_missing
+
+    def _missing_refused(self):
+        usable = sorted(name for name, cls in SPLITTERS.items() if cls.supports_missing)
+        return (f"the {self.splitter!r} splitter does not accept missing values (NaN in X); "
+                f"the splitters {usable} learn a side for them at every node; or impute X "
+                "first (e.g. sklearn.impute.SimpleImputer)")
+
     def _make_splitter(self):
         """The ``splitter``: ``splitter_options`` plus what it takes from the estimator.
 
@@ -620,7 +670,20 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
             options.setdefault(name, self._splitter_input(name))
         # splitter_options may size what the estimator's own check let through
         check_limits(options, RESOURCE_LIMITS)
-        return get_splitter(self.splitter, **options)
+        categorical = self._categorical_columns()
+        # a splitter with its own categorical search (MUST) is told the columns;
+        # any other searches the numeric ones, the shared subset search the others
+        if "categorical_features" in cls._parameter_constraints:
+            if categorical.size:
+                options.setdefault("categorical_features", categorical.tolist())
+            return get_splitter(self.splitter, **options)
+        splitter = get_splitter(self.splitter, **options)
+        return WithCategories(splitter, categorical) if categorical.size else splitter
+
+    def _categorical_columns(self):
+        """The columns encoded as categories at fit (``is_categorical_``), as indices."""
+        mask = getattr(self, "is_categorical_", None)
+        return np.zeros(0, dtype=ITYPE) if mask is None else np.flatnonzero(mask).astype(ITYPE)
 
     def _check_pairs(self, splitter, n_candidates):
         if not splitter.searches_pairs:
@@ -649,7 +712,13 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         total_weight = float(sample_weight.sum())
         rules = self._resolve_stopping_rules(n_samples, total_weight)
         self.max_features_ = self._resolve_max_features(n_features)
-        self._check_pairs(splitter, self.max_features_)
+        # pairs are searched among the numeric candidates only
+        self._check_pairs(splitter, min(self.max_features_,
+                                        n_features - self._categorical_columns().size))
+        # zero-weight rows are left out of the fit: only the others' NaN count
+        has_missing = _has_missing(X) and _has_missing(X[positive])
+        if has_missing and not splitter.supports_missing:
+            raise ValueError(self._missing_refused())
         rng = check_random_state(self.random_state)
         all_features = np.arange(n_features, dtype=ITYPE)
         if self.max_features_ >= n_features:
@@ -664,8 +733,9 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
             X=_writable(X, order="F"), labels=labels, targets=targets,
             sample_weight=sample_weight, n_classes=n_classes, criterion=criterion,
             min_samples_leaf=rules["min_samples_leaf"],
-            min_weight_leaf=rules["min_weight_leaf"])
+            min_weight_leaf=rules["min_weight_leaf"], has_missing=has_missing)
         grower = TreeGrower(splitter, sample_features=sample_features,
+                            draws_features=self.max_features_ < n_features,
                             n_slots=max(2, min(splitter.max_node_features, n_features)),
                             verbose=self.verbose,
                             **rules)
@@ -769,8 +839,9 @@ class TreeRegressorOutputs:
 _COMMON_DOC = """
     splitter : {"auto", "orientations", "univariate", "diagonal", ...}, default="auto"
         Split search. ``"auto"``: bivariate CART's search where it is cheap
-        and elsewhere a coarse-to-fine search of the pairs among the 10
-        features with the best univariate cuts, directions chosen on at most
+        and elsewhere a coarse-to-fine search of the pairs among the 12
+        features with the best univariate cuts (and of the best one with
+        every other), directions chosen on at most
         4,096 samples of a node and thresholds exact on all of them (see
         :mod:`bivtree.splitters.auto` for what it guarantees).
         ``"orientations"``: bivariate CART of Kairgeldin and
@@ -817,6 +888,21 @@ _COMMON_DOC = """
         Seeds the feature draws of ``max_features``.
     verbose : int, default=0
         Print progress while growing.
+    categorical_features : array-like of int, str or bool, "from_dtype" or None, \
+default="from_dtype"
+        Columns split by category sets (a node tests ``x in {a, b}``) instead
+        of thresholds: indices, names (``X`` with column names), a boolean mask,
+        or ``"from_dtype"``: a DataFrame's ``category`` columns and its text
+        (object or string) columns; ``None``: none. Their values are encoded at
+        fit (``categories_``) and may be any strings or numbers. The best
+        subset is exact for two classes and regression (Breiman's ordering),
+        a heuristic for more classes (one order per class); bivariate rules
+        use the other columns only.
+    max_categories : int, default=None
+        Categories kept per categorical column, 2 to 64: the most frequent
+        ``max_categories - 1`` keep their own code and the rest share one
+        ``"infrequent"`` code. ``None``: a column with more than 64 categories
+        (a node's category set holds 64) raises a ValueError.
 """
 
 
@@ -844,6 +930,14 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Defined when ``X`` has string column names.
+    is_categorical_ : ndarray of bool or None
+        Which features were encoded as categories (None: none).
+    categories_ : list or None
+        Per feature, the category values of codes ``0, 1, ...`` (None for a
+        numeric feature); None when no feature is categorical.
+    infrequent_categories_ : list or None
+        Per feature, the values grouped into the last code by
+        ``max_categories`` (or None).
     feature_importances_ : ndarray of shape (n_features,)
         Normalised total impurity decrease; a bivariate node's decrease is
         shared between its two features in proportion to ``|w_k| * std(x_k)``
@@ -888,7 +982,8 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0, max_pairs=None,
-                 splitter_options=None, n_jobs=None, random_state=None, verbose=0):
+                 splitter_options=None, n_jobs=None, random_state=None, verbose=0,
+                 categorical_features="from_dtype", max_categories=None):
         super().__init__(
             splitter=splitter, criterion=criterion, n_orientations=n_orientations,
             max_depth=max_depth, min_samples_split=min_samples_split,
@@ -896,7 +991,8 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
             max_features=max_features, max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
             max_pairs=max_pairs, splitter_options=splitter_options, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose)
+            random_state=random_state, verbose=verbose,
+            categorical_features=categorical_features, max_categories=max_categories)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -973,7 +1069,8 @@ class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariate
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, max_pairs=None,
-                 splitter_options=None, n_jobs=None, random_state=None, verbose=0):
+                 splitter_options=None, n_jobs=None, random_state=None, verbose=0,
+                 categorical_features="from_dtype", max_categories=None):
         super().__init__(
             splitter=splitter, criterion=criterion, n_orientations=n_orientations,
             max_depth=max_depth, min_samples_split=min_samples_split,
@@ -981,7 +1078,8 @@ class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariate
             max_features=max_features, max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
             max_pairs=max_pairs, splitter_options=splitter_options, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose)
+            random_state=random_state, verbose=verbose,
+            categorical_features=categorical_features, max_categories=max_categories)
 
     def _is_classifier(self):
         return False

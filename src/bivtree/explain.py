@@ -28,11 +28,13 @@ from itertools import pairwise
 
 import numpy as np
 
+from ._kernels.scan import ALL_KNOWN_LEFT
 from ._kernels.traversal import in_category_set, project_row
 from .formatting import (
     DEFAULT_DECIMALS,
     format_number,
     format_rule,
+    missing_text,
     resolve_class_labels,
     resolve_feature_names,
 )
@@ -84,6 +86,10 @@ class PathStep:
         At a categorical node, the sample's code.
     in_set : bool or None
         At a categorical node, whether the code is in ``categories``.
+    missing : bool
+        Whether the sample misses (NaN) a feature of the test: it then takes the
+        node's missing side (``Tree.missing_go_left``), and ``projection`` and
+        ``margin`` are NaN.
     """
 
     node: int
@@ -100,6 +106,7 @@ class PathStep:
     categories: tuple | None = None
     category: float | None = None
     in_set: bool | None = None
+    missing: bool = False
 
     @property
     def is_categorical(self):
@@ -238,10 +245,23 @@ class Explanation:
 def _step_text(step, feature_names):
     """A path step as one line, e.g. ``"a + 2 * b = 5.5 <= 6  (margin 0.5)  -> yes"``."""
     answer = "yes" if step.goes_left else "no"
+    if step.missing:
+        return (f"{missing_text(step.feature_indices, feature_names)}  -> {answer} "
+                "(the node's side for missing values)")
+    if step.threshold is not None and step.threshold >= ALL_KNOWN_LEFT:
+        return f"{missing_text(step.feature_indices, feature_names, missing=False)}  -> {answer}"
     if step.is_categorical:
-        members = ", ".join(str(c) for c in step.categories)
-        return (f"{step.features[0]} = {format_number(step.category, _VALUE_DIGITS)} in "
-                f"{{{members}}}  -> {answer}")
+        # a feature encoded at fit names its codes' values (formatting.FeatureName)
+        labels = getattr(step.features[0], "categories", None)
+
+        def shown(code):
+            code = float(code)
+            if labels is not None and code.is_integer() and 0 <= code < len(labels):
+                return labels[int(code)]
+            return format_number(code, _VALUE_DIGITS)
+
+        members = ", ".join(shown(c) for c in step.categories)
+        return f"{step.features[0]} = {shown(step.category)} in {{{members}}}  -> {answer}"
     rule = format_rule(step.feature_indices, step.weights, step.threshold, feature_names,
                        decimals=_RULE_DIGITS)
     # the printed rule ends in " <= threshold": the projection goes in between
@@ -389,7 +409,8 @@ def _step(tree, X, node, child, feature_names):
         "features": tuple(feature_names[f] for f in indices),
         "weights": tuple(float(w) for w in weights[used]),
         "values": tuple(float(X[0, f]) for f in indices),
-        "goes_left": bool(child == tree.children_left[node])}
+        "goes_left": bool(child == tree.children_left[node]),
+        "missing": bool(np.isnan(X[0, list(indices)]).any())}
     if mask != 0:
         code = float(X[0, indices[0]])
         return PathStep(rule=format_rule(features, weights, 0.0, feature_names,

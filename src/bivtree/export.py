@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
+from ._kernels.scan import ALL_KNOWN_LEFT
 from .formatting import (
     DEFAULT_DECIMALS,
     feature_signs,
@@ -21,6 +22,7 @@ from .formatting import (
     format_number,
     format_rule,
     leaf_error,
+    missing_text,
     ratio_rule,
     resolve_class_labels,
     resolve_feature_names,
@@ -121,9 +123,12 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
         args = (tree.features[node], tree.weights[node], tree.threshold[node], names,
                 decimals)
         mask = tree.category_mask[node]
-        lines.append(f"{pad}if {format_rule(*args, category_mask=mask)}:")
+        # a tree grown with missing values says on which branch they go
+        left = tree.missing_learned and bool(tree.missing_go_left[node])
+        right = tree.missing_learned and not left
+        lines.append(f"{pad}if {format_rule(*args, category_mask=mask, missing=left)}:")
         stack.append((tree.children_right[node], depth + 1, None))
-        otherwise = format_rule(*args, op=">", category_mask=mask)
+        otherwise = format_rule(*args, op=">", category_mask=mask, missing=right)
         stack.append((node, depth, f"{pad}else:  # {otherwise}"))
         stack.append((tree.children_left[node], depth + 1, None))
     return "\n".join(lines) + "\n"
@@ -136,12 +141,14 @@ _ABSENT = object()
 def _merge_test(merged, tree, node, left):
     """Add the test of ``node`` (its ``left`` branch or not) to ``merged``, in place.
 
-    ``merged`` maps ``(features, weights, goes_left) -> (node, threshold)`` for a
-    linear test, keeping the tighter threshold of two tests of the same projection
-    in the same direction, and ``("categories", feature) -> (node, inside,
-    outside)`` for the set tests of one feature, ``inside`` the intersection of the
-    sets taken (``None`` when none is) and ``outside`` the union of the sets left.
-    The merged tests are exactly equivalent to the tests added.
+    ``merged`` maps ``(features, weights, goes_left) -> (node, threshold, missing)``
+    for a linear test, keeping the tighter threshold of two tests of the same
+    projection in the same direction, and ``("categories", feature) -> (node,
+    inside, outside, missing)`` for the set tests of one feature, ``inside`` the
+    intersection of the sets taken (``None`` when none is) and ``outside`` the
+    union of the sets left. ``missing`` says whether the samples missing a
+    feature of the test pass every test merged (each sends them its own way). The
+    merged tests are exactly equivalent to the tests added.
 
     Returns
     -------
@@ -150,17 +157,18 @@ def _merge_test(merged, tree, node, left):
         undo the change when the walk leaves the branch.
     """
     mask = int(tree.category_mask[node])
+    missing = bool(tree.missing_go_left[node]) == left
     if mask:
         # every set test of one feature merges into one: "in A" and "in B" is
         # "in A & B", "not in A" and "not in B" is "not in A | B"
         key = ("categories", int(tree.features[node, 0]))
         previous = merged.get(key, _ABSENT)
-        _, inside, outside = (node, None, 0) if previous is _ABSENT else previous
+        _, inside, outside, was = (node, None, 0, True) if previous is _ABSENT else previous
         if left:
             inside = mask if inside is None else inside & mask
         else:
             outside |= mask
-        merged[key] = (node, inside, outside)
+        merged[key] = (node, inside, outside, was and missing)
         return key, previous
     used = tree.features[node] >= 0
     key = (tuple(tree.features[node][used].tolist()),
@@ -168,8 +176,12 @@ def _merge_test(merged, tree, node, left):
     t = float(tree.threshold[node])
     previous = merged.get(key, _ABSENT)
     # two tests of the same projection in the same direction: keep the tighter
-    if previous is _ABSENT or (t < previous[1] if left else t > previous[1]):
-        merged[key] = (node, t)
+    if previous is _ABSENT:
+        merged[key] = (node, t, missing)
+    elif t < previous[1] if left else t > previous[1]:
+        merged[key] = (node, t, previous[2] and missing)
+    else:
+        merged[key] = (*previous[:2], previous[2] and missing)
     return key, previous
 
 
@@ -206,29 +218,40 @@ def _leaf_tests(tree):
         stack.append((tree.children_left[node], (node, True)))
 
 
-def _condition(key, entry, names, signs, decimals):
+def _condition(key, entry, names, signs, decimals, learned):
     """One entry of :func:`_merged_tests` as a condition of :func:`export_rules`.
 
     ``signs`` is that of :func:`~bivtree.formatting.feature_signs`, or ``None`` to
-    write no ratio.
+    write no ratio. With ``learned`` (a tree grown with missing values) the
+    condition says whether samples missing one of its features pass it.
     """
     if key[0] == "categories":
-        node, inside, outside = entry
+        node, inside, outside, missing = entry
         f = key[1]
         if inside is None:
             op, codes = "not in", mask_to_categories(outside)
         else:
             op, codes = "in", mask_to_categories(inside & ~outside)
-        return {"node": int(node), "features": [f], "weights": [1.0], "threshold": None,
-                "op": op, "categories": codes, "text": format_categories(names[f], codes, op)}
-    feats, wts, left = key
-    node, t = entry
-    op = "<=" if left else ">"
-    text = ratio_rule(feats, wts, t, op, names, signs, decimals)
-    if text is None:
-        text = format_rule(feats, wts, t, names, decimals, op=op)
-    return {"node": int(node), "features": list(feats), "weights": list(wts), "threshold": t,
-            "op": op, "text": text}
+        text = format_categories(names[f], codes, op)
+        if learned and missing:
+            text += f" or {missing_text([f], names)}"
+        out = {"node": int(node), "features": [f], "weights": [1.0], "threshold": None,
+               "op": op, "categories": codes, "text": text}
+    else:
+        feats, wts, left = key
+        node, t, missing = entry
+        op = "<=" if left else ">"
+        text = ratio_rule(feats, wts, t, op, names, signs, decimals)
+        if text is None:
+            text = format_rule(feats, wts, t, names, decimals, op=op,
+                               missing=learned and missing)
+        elif learned and missing:
+            text += f" or {missing_text(feats, names)}"
+        out = {"node": int(node), "features": list(feats), "weights": list(wts),
+               "threshold": t, "op": op, "text": text}
+    if learned:
+        out["missing"] = bool(missing)
+    return out
 
 
 def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
@@ -271,7 +294,10 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
           nodes on one feature are merged into one condition with ``op``
           ``"in"`` (the code is one of ``categories``) or ``"not in"`` (it is
           none of them: any other value, also one the tree never saw),
-          ``categories`` (sorted codes) and ``threshold`` ``None``;
+          ``categories`` (sorted codes) and ``threshold`` ``None``. For a tree
+          grown with missing values, ``missing`` says whether a sample missing
+          a feature of the condition passes it (the text then ends in
+          ``"or x7 is missing"``);
         - ``prediction``: the class (or ``class_names`` entry), or the mean value;
         - ``class_counts``: weighted class counts as ``{class: count}`` (classifier);
         - ``n_samples``, ``weighted_n_samples``: training samples at the leaf;
@@ -305,9 +331,13 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
     signs = feature_signs(X, tree.n_features) if ratios else None
     rows = []
     for leaf, tests in _leaf_tests(tree):
-        conditions = [_condition(key, entry, names, signs, decimals) for key, entry in tests]
+        conditions = [_condition(key, entry, names, signs, decimals, tree.missing_learned)
+                      for key, entry in tests]
+        # a test that missing values pass reads "... or x7 is missing": bracket it
+        texts = [f"({c['text']})" if c.get("missing") and len(conditions) > 1 else c["text"]
+                 for c in conditions]
         row = {"leaf": int(leaf),
-               "rule": " and ".join(c["text"] for c in conditions) or "always",
+               "rule": " and ".join(texts) or "always",
                "conditions": conditions}
         value = tree.value[leaf]
         if labels is None:
@@ -455,9 +485,14 @@ def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names
             fill = f', fillcolor="{colour}"' if filled else ""
             lines.append(f'{node} [label="{_dot_string(text)}"{fill}];')
         else:
+            left = tree.missing_learned and bool(tree.missing_go_left[node])
             rule = format_rule(tree.features[node], tree.weights[node], tree.threshold[node],
-                               names, decimals, category_mask=tree.category_mask[node])
+                               names, decimals, category_mask=tree.category_mask[node],
+                               missing=left)
             text = f"{head}{rule}\n|R| = {n}"
+            if tree.missing_learned and not left and tree.threshold[node] < ALL_KNOWN_LEFT:
+                # the "no" branch takes the missing values: say so under the test
+                text += f"\n{missing_text(tree.features[node], names)}: no"
             lines.append(f'{node} [label="{_dot_string(text)}"];')
             lines.append(f'{node} -> {tree.children_left[node]} [label="yes"];')
             lines.append(f'{node} -> {tree.children_right[node]} [label="no"];')

@@ -10,9 +10,10 @@ written in the order :func:`bivtree._kernels.traversal.project_row` computes it
 (``0.0 + w0 * x0 + w1 * x1 ... <= t``, one IEEE double rounding per operation,
 slot by slot), and every constant is written so that it is read back as the very
 double the tree stores. A categorical node (``category_mask != 0``) tests
-membership of the code in its set of integers, so a fraction, a code outside
-the set or a missing value goes right, as in
-:func:`bivtree._kernels.traversal.goes_left`.
+membership of the code in its set of integers, so a fraction or a code outside
+the set goes right, as in :func:`bivtree._kernels.traversal.goes_left`. A
+missing value (SQL ``NULL``, Python ``NaN``) in a feature a node uses takes the
+node's missing side (``Tree.missing_go_left``).
 """
 
 import math
@@ -21,6 +22,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
+from ._tabular import code_values
 from .formatting import resolve_feature_names
 from .tree import mask_to_categories
 
@@ -161,23 +163,50 @@ def _sql_value(value, decimals):
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def _sql_test(tree, node, columns, decimals):
-    """The SQL condition that is true exactly when a row goes left at ``node``."""
+def _sql_test(tree, node, columns, decimals, values=None):
+    """The SQL condition that is true exactly when a row goes left at ``node``.
+
+    ``values`` (``_tabular.code_values``) holds, for a feature encoded as
+    categories at fit, the values of each code: the test then compares the
+    column with those values instead of codes.
+
+    A NULL in a feature of the test makes the comparison NULL, which counts as
+    false (right); a node whose missing side is the left one adds ``OR ... IS NULL``,
+    and for a column of category values ``OR ... NOT IN`` the values known at fit
+    (the model reads a value it never saw as a missing one).
+    """
     slots = _used_slots(tree, node)
     mask = int(tree.category_mask[node])
     if mask:
+        f = slots[0][0]
+        if values is not None and values[f] is not None:
+            # the column holds the category values themselves; NULL and a value unseen
+            # at fit (which the model reads as missing) take the missing side
+            members = [v for c in mask_to_categories(mask) if c < len(values[f])
+                       for v in values[f][c]]
+            known = [v for code_values in values[f] for v in code_values]
+            test = f"{columns[f]} IN ({', '.join(_sql_value(v, None) for v in members)})"
+            unseen = f"{columns[f]} NOT IN ({', '.join(_sql_value(v, None) for v in known)})"
+            if not tree.missing_go_left[node]:
+                return test
+            return f"({test} OR {columns[f]} IS NULL OR {unseen})"
         # ``IN`` compares numerically: 2.0 matches 2, 2.5 and NULL match nothing
         codes = ", ".join(str(c) for c in mask_to_categories(mask))
-        return f"{columns[slots[0][0]]} IN ({codes})"
-    # the sum starts at 0.0 and adds the terms left to right, as project_row does;
-    # a weight of exactly 1 is left out of its term (1 * x == x for every double)
-    terms = ["0.0"]
-    for f, w in slots:
-        terms.append(columns[f] if w == 1.0 else f"{sql_float(w, decimals)} * {columns[f]}")
-    return f"{' + '.join(terms)} <= {sql_float(tree.threshold[node], decimals)}"
+        test = f"{columns[f]} IN ({codes})"
+    else:
+        # the sum starts at 0.0 and adds the terms left to right, as project_row does;
+        # a weight of exactly 1 is left out of its term (1 * x == x for every double)
+        terms = ["0.0"]
+        for f, w in slots:
+            terms.append(columns[f] if w == 1.0 else f"{sql_float(w, decimals)} * {columns[f]}")
+        test = f"{' + '.join(terms)} <= {sql_float(tree.threshold[node], decimals)}"
+    if not tree.missing_go_left[node]:
+        return test
+    missing = " OR ".join(f"{columns[f]} IS NULL" for f, _ in slots)
+    return f"({test} OR {missing})"
 
 
-def _sql_case(tree, columns, outputs, decimals):
+def _sql_case(tree, columns, outputs, decimals, values=None):
     """One flat ``CASE``: a ``WHEN`` per leaf, in preorder, on its left turns only.
 
     A row reaching leaf ``L`` passes every test where ``L``'s path turns left;
@@ -201,7 +230,7 @@ def _sql_case(tree, columns, outputs, decimals):
             continue
         stack.append((int(tree.children_right[node]), len(path), None))
         stack.append((int(tree.children_left[node]), len(path),
-                      _sql_test(tree, node, columns, decimals)))
+                      _sql_test(tree, node, columns, decimals, values)))
     *tested, (_, last) = whens
     if not tested:
         return _sql_value(last, decimals)
@@ -223,7 +252,9 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     feature_names : sequence of str, default=None
         Column of each feature; defaults to ``feature_names_in_`` or
         ``x0, x1, ...``. Names are quoted, so spaces and quotes are allowed.
-        The columns must hold doubles (``REAL`` / ``DOUBLE PRECISION``).
+        The columns must hold doubles (``REAL`` / ``DOUBLE PRECISION``),
+        except those of features encoded as categories at fit, which hold the
+        category values themselves (``colour IN ('red', 'blue')``).
     output : {"class", "proba", "leaf"}, default="class"
         ``"class"``: a column ``prediction`` with the class label (the mean
         value for a regressor); ``"proba"``: a column ``leaf`` and one column
@@ -251,8 +282,10 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     -----
     A leaf's ``WHEN`` holds the tests where its path turns left, joined by
     ``AND``; leaves are listed left to right, so the first ``WHEN`` that holds
-    names the row's leaf, and a test that is NULL (a missing value) counts as
-    false, sending the row right. SQLite limits an expression to 1,000 levels
+    names the row's leaf. A missing value is a NULL: a test that is NULL counts
+    as false, sending the row right, and a node whose missing side is the left
+    one (``Tree.missing_go_left``) tests ``... OR "x0" IS NULL`` for its features,
+    so NULLs go where :meth:`apply` sends NaN. SQLite limits an expression to 1,000 levels
     (``SQLITE_MAX_EXPR_DEPTH``), so a leaf with more left turns than that
     needs a larger limit there.
 
@@ -271,9 +304,10 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     tree, classes = _check_output(estimator, output)
     columns = [quote_identifier(n) for n in resolve_feature_names(estimator, feature_names)]
     source = quote_identifier(table)
+    values = code_values(estimator)
     if output == "proba":
         ids = list(range(tree.node_count))
-        leaf = _sql_case(tree, columns, ids, decimals)
+        leaf = _sql_case(tree, columns, ids, decimals, values)
         proba = _leaf_outputs(tree, classes, "proba")
         leaves = np.flatnonzero(tree.children_left == TREE_LEAF)
         selected = []
@@ -285,7 +319,8 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
         return ("SELECT *,\n" + ",\n".join(selected)
                 + f'\nFROM (SELECT *,\n{leaf} AS "leaf"\nFROM {source}) AS "leaves"')
     name = '"leaf"' if output == "leaf" else '"prediction"'
-    expression = _sql_case(tree, columns, _leaf_outputs(tree, classes, output), decimals)
+    expression = _sql_case(tree, columns, _leaf_outputs(tree, classes, output), decimals,
+                           values)
     return f"SELECT *,\n{expression} AS {name}\nFROM {source}"
 
 
@@ -314,16 +349,18 @@ _PY_BODY = '''\
         mask = category_mask[node]
         if mask:
             # a category code: an integer in [0, 63] whose bit is set goes left;
-            # a fraction, another number or NaN goes right
+            # a fraction or another number goes right, NaN (missing) to its side
             code = row[features[node][0]]
             goes_left = (0.0 <= code <= 63.0 and code == code // 1
-                         and (mask >> int(code)) & 1 == 1)
+                         and (mask >> int(code)) & 1 == 1) or (
+                             code != code and missing_left[node])
         else:
             # slot by slot from 0.0, one rounding per operation, as bivtree does
             total = 0.0
             for feature, weight in zip(features[node], weights[node]):
                 total += weight * row[feature]
-            goes_left = total <= threshold[node]
+            # NaN (a missing value) fails the comparison and takes its side
+            goes_left = total <= threshold[node] or (total != total and missing_left[node])
         node = left[node] if goes_left else right[node]
     return output[node]
 '''
@@ -363,6 +400,8 @@ def export_python(estimator, *, function_name="predict_row", output="class",
         ``"sequence"``: the function takes a sequence of numbers, ``row[i]``
         being feature ``i``; ``"mapping"``: a mapping from feature name to
         number (a ``dict`` or a ``csv.DictReader`` row converted to floats).
+        A feature encoded as categories at fit takes its category values
+        (``"red"``), which the function maps to the model's codes.
 
     Returns
     -------
@@ -409,5 +448,30 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     lines += _py_table("weights", weights)
     lines += _py_table("threshold", [_py_value(float(t)) for t in tree.threshold])
     lines += _py_table("category_mask", [str(int(m)) for m in tree.category_mask])
+    lines += _py_table("missing_left", [str(bool(m)) for m in tree.missing_go_left])
     lines += _py_table("output", [_py_value(v) for v in _leaf_outputs(tree, classes, output)])
-    return "\n".join(lines) + "\n" + _PY_BODY
+    values = code_values(estimator)
+    if values is None:
+        return "\n".join(lines) + "\n" + _PY_BODY
+    lines += _py_codes(values, keys)
+    return "\n".join(lines) + "\n" + _PY_BODY.replace(_PY_CODE, _PY_MAPPED_CODE)
+
+
+#: how the exported function reads a categorical node's code, and how it reads it
+#: when the row holds category values (a value not seen at fit becomes NaN, as in predict)
+_PY_CODE = "            code = row[features[node][0]]\n"
+_PY_MAPPED_CODE = (
+    "            key = features[node][0]\n"
+    "            code = codes[key].get(row[key], float('nan')) if key in codes else row[key]\n")
+
+
+def _py_codes(values, keys):
+    """``codes = {...}``: per categorical feature, each category value's code."""
+    lines = ["    codes = {"]
+    for f, per_code in enumerate(values):
+        if per_code is None:
+            continue
+        pairs = ", ".join(f"{v!r}: {c}" for c, group in enumerate(per_code) for v in group)
+        lines.append(f"        {keys[f]!r}: {{{pairs}}},")
+    lines.append("    }")
+    return lines

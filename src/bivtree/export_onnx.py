@@ -20,8 +20,10 @@ the other side, so they never see a feature value. Instead:
    threshold. The one difference, the leading ``0.0 +``, only turns a sum of
    ``-0.0`` into ``+0.0``, which compares the same. A categorical node tests
    ``code == floor(clip(code, 0, 63))`` and looks the code's bit up in a table,
-   so fractions, codes outside ``[0, 63]`` and NaN go right, as in
-   :func:`bivtree._kernels.traversal.goes_left`;
+   so fractions and codes outside ``[0, 63]`` go right, as in
+   :func:`bivtree._kernels.traversal.goes_left`. A NaN (a missing value) fails
+   either test; at a node whose missing side is the left one
+   (``Tree.missing_go_left``) ``IsNaN`` of the projection (or code) sends it left;
 2. the outcomes, one 0 / 1 column per decision node (exact in float32), feed a
    ``TreeEnsembleRegressor`` with the tree's own structure, each node testing
    its column against 0.5, whose leaves return their rank among the leaves
@@ -90,6 +92,13 @@ def _check_estimator(estimator):
                         f"{type(estimator).__name__}")
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
+    if getattr(estimator, "categories_", None) is not None:
+        names = getattr(estimator, "feature_names_in_", None)
+        columns = [str(names[f]) if names is not None else f"x{f}"
+                   for f in np.flatnonzero(estimator.is_categorical_)]
+        raise ValueError(f"the model encodes the categorical column(s) {columns} from their "
+                         "values, which an ONNX model of one numeric input cannot take; use "
+                         "export_python or export_sql, which take the values")
     if tree.n_leaves > MAX_LEAVES:
         raise ValueError(f"the tree has {tree.n_leaves} leaves; the ONNX export handles up to "
                          f"{MAX_LEAVES}")
@@ -232,8 +241,19 @@ def _linear_tests(g, xt, tree, n_slots, nodes):
             term = g.op("Mul", [term, g.constant("weights", _column(weights))])
         # one Add per slot, slot order: project_row's summation, one rounding per step
         total = term if total is None else g.op("Add", [total, term])
-    return g.op("LessOrEqual", [total, g.constant("threshold",
-                                                  _column(tree.threshold[nodes]))])
+    tests = g.op("LessOrEqual", [total, g.constant("threshold",
+                                                   _column(tree.threshold[nodes]))])
+    return _missing_left(g, tests, total, tree, nodes)
+
+
+def _missing_left(g, tests, values, tree, nodes):
+    """``tests``, or NaN ``values`` at the nodes whose missing side is the left one."""
+    sides = tree.missing_go_left[nodes]
+    if not sides.any():  # NaN fails every test: it goes right, as these nodes want
+        return tests
+    missing = g.op("And", [g.op("IsNaN", [values]),
+                           g.constant("missing_left", _column(sides))])
+    return g.op("Or", [tests, missing])
 
 
 def _categorical_tests(g, xt, tree, nodes):
@@ -250,7 +270,7 @@ def _categorical_tests(g, xt, tree, nodes):
     offsets = N_CATEGORY_CODES * np.arange(len(nodes), dtype=np.int64)
     index = g.op("Add", [index, g.constant("offsets", _column(offsets))])
     in_set = g.op("Gather", [g.constant("category_bits", bits.ravel()), index], axis=0)
-    return g.op("And", [valid, in_set])
+    return _missing_left(g, g.op("And", [valid, in_set]), codes, tree, nodes)
 
 
 def _ensemble_attributes(tree, column):

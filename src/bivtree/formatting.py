@@ -6,7 +6,8 @@ here, so a rule reads the same wherever it appears.
 
 - :func:`format_number`: a number rounded to significant digits, in plain notation;
 - :func:`format_rule` / :func:`format_categories`: a node's test, e.g.
-  ``"x7 + 0.3 * x10 <= -0.1"`` or ``"colour in {1, 3}"``;
+  ``"x7 + 0.3 * x10 <= -0.1"`` or ``"colour in {1, 3}"``, with the missing values
+  that take the branch (``"x7 <= 0.5 or x7 is missing"``, :func:`missing_text`);
 - :func:`ratio_rule` with :func:`feature_signs`: a test through the origin as a ratio;
 - :func:`resolve_feature_names` / :func:`resolve_class_labels`: display names of an
   estimator's features and classes;
@@ -15,6 +16,7 @@ here, so a rule reads the same wherever it appears.
 
 import numpy as np
 
+from ._kernels.scan import ALL_KNOWN_LEFT
 from .tree import mask_to_categories
 
 #: significant digits of weights, thresholds and values in every view of a tree (text,
@@ -24,11 +26,13 @@ DEFAULT_DECIMALS = 4
 
 __all__ = [
     "DEFAULT_DECIMALS",
+    "FeatureName",
     "feature_signs",
     "format_categories",
     "format_number",
     "format_rule",
     "leaf_error",
+    "missing_text",
     "ratio_rule",
     "resolve_class_labels",
     "resolve_feature_names",
@@ -78,20 +82,50 @@ def format_categories(feature_name, categories, op="in"):
     ----------
     feature_name : str
     categories : sequence of int
-        Category codes of the set.
+        Category codes of the set; printed as the category values when
+        ``feature_name`` is a :class:`FeatureName` that carries them.
     op : {"in", "not in"}
 
     Returns
     -------
     str
     """
-    return f"{feature_name} {op} {{{', '.join(str(int(c)) for c in categories)}}}"
+    labels = getattr(feature_name, "categories", None)
+    shown = [labels[int(c)] if labels is not None and 0 <= int(c) < len(labels) else str(int(c))
+             for c in categories]
+    return f"{feature_name} {op} {{{', '.join(shown)}}}"
+
+
+def missing_text(features, feature_names, missing=True):
+    """The samples missing a feature of a test, e.g. ``"x7 or x10 is missing"``.
+
+    Parameters
+    ----------
+    features : sequence of int
+        Slots of the node; features ``< 0`` are unused.
+    feature_names : sequence of str
+    missing : bool, default=True
+        ``False`` gives the opposite, ``"x7 and x10 are not missing"``.
+
+    Returns
+    -------
+    str
+    """
+    names = [feature_names[int(f)] for f in features if f >= 0]
+    if missing:
+        return f"{' or '.join(names)} is missing"
+    return f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} not missing"
 
 
 def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DECIMALS,
                 op="<=",
-                category_mask=0):
+                category_mask=0, missing=False):
     """A node test as text, e.g. ``"x7 + 0.3 * x10 <= -0.1"`` or ``"colour in {1, 3}"``.
+
+    With ``missing`` the samples missing a feature of the test take this branch
+    too: ``"x7 + 0.3 * x10 <= -0.1 or x7 or x10 is missing"``. The test that
+    sends every known value left (threshold :data:`~bivtree._kernels.scan.ALL_KNOWN_LEFT`)
+    reads ``"x7 is not missing"`` / ``"x7 is missing"``.
 
     Parameters
     ----------
@@ -107,14 +141,20 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
     category_mask : int, default=0
         Nonzero for a categorical node: the set of codes going left (bit ``c``
         for code ``c``), printed instead of a comparison.
+    missing : bool, default=False
+        Whether the samples missing a feature of the test take this branch.
 
     Returns
     -------
     str
     """
+    clause = f" or {missing_text(features, feature_names)}" if missing else ""
     if int(category_mask):
         return format_categories(feature_names[int(features[0])],
-                                 mask_to_categories(category_mask), _SET_OPS[op])
+                                 mask_to_categories(category_mask), _SET_OPS[op]) + clause
+    if threshold >= ALL_KNOWN_LEFT and op in ("<=", ">"):
+        # every known value goes left: the test is whether a value is missing
+        return missing_text(features, feature_names, missing=op != "<=" or missing)
     terms = []
     for f, w in zip(features, weights):
         if f < 0:
@@ -127,7 +167,21 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
         magnitude = format_number(abs(w), decimals)
         # a unit weight reads "x - y", not "x - 1 * y"
         terms.append(f"{sign} {name}" if magnitude == "1" else f"{sign} {magnitude} * {name}")
-    return f"{' '.join(terms)} {op} {format_number(threshold, decimals)}"
+    return f"{' '.join(terms)} {op} {format_number(threshold, decimals)}{clause}"
+
+
+class FeatureName(str):
+    """A feature's display name that also carries its category values.
+
+    It is the name itself for every use of a string; :func:`format_categories`
+    reads ``categories`` (the text of each code, in code order) to print a
+    category set as values (``color in {red, blue}``) rather than codes.
+    """
+
+    def __new__(cls, name, categories):
+        self = super().__new__(cls, name)
+        self.categories = list(categories)
+        return self
 
 
 def resolve_feature_names(estimator, feature_names=None):
@@ -145,7 +199,8 @@ def resolve_feature_names(estimator, feature_names=None):
     Returns
     -------
     list of str
-        One name per feature.
+        One name per feature; a feature encoded as categories at fit gets a
+        :class:`FeatureName`, which carries its category values.
     """
     n = estimator.n_features_in_
     if feature_names is None:
@@ -155,6 +210,12 @@ def resolve_feature_names(estimator, feature_names=None):
     if len(feature_names) != n:
         raise ValueError(f"feature_names has {len(feature_names)} names; the tree has {n} "
                          "features")
+    from ._tabular import category_labels
+
+    labels = category_labels(estimator)
+    if labels is not None:
+        feature_names = [name if cats is None else FeatureName(name, cats)
+                         for name, cats in zip(feature_names, labels)]
     return feature_names
 
 
@@ -195,9 +256,9 @@ def feature_signs(X, n_features):
     Returns
     -------
     (sign, min_abs) or None
-        Per feature, ``sign`` is ``+1`` if every value in ``X`` is > 0, ``-1`` if
-        every value is < 0, else 0, and ``min_abs`` the smallest magnitude;
-        ``None`` without data.
+        Per feature, ``sign`` is ``+1`` if every known value in ``X`` is > 0,
+        ``-1`` if every known value is < 0, else 0, and ``min_abs`` the smallest
+        magnitude; ``None`` without data. Missing values (NaN) are left out.
     """
     if X is None:
         return None
@@ -205,10 +266,12 @@ def feature_signs(X, n_features):
     if X.ndim != 2 or X.shape[1] != n_features or X.shape[0] == 0:
         raise ValueError(f"X has shape {X.shape}; expected (n_samples >= 1, {n_features}) to "
                          "decide which features keep one sign")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X contains NaN or infinity")
-    signs = np.where(X.min(axis=0) > 0, 1, np.where(X.max(axis=0) < 0, -1, 0))
-    return signs, np.abs(X).min(axis=0)
+    if np.isinf(X).any():
+        raise ValueError("X contains infinity")
+    # missing values (NaN) are left out; a column with none known keeps no sign
+    lo, hi = np.fmin.reduce(X, axis=0), np.fmax.reduce(X, axis=0)
+    signs = np.where(lo > 0, 1, np.where(hi < 0, -1, 0))
+    return signs, np.nan_to_num(np.fmin.reduce(np.abs(X), axis=0), nan=np.inf)
 
 
 #: a comparison after multiplying both sides by a negative number.

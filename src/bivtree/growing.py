@@ -5,20 +5,39 @@ univariate splitter grows scikit-learn's tree: a node is a leaf when it is at
 ``max_depth``, has fewer than ``min_samples_split`` samples, fewer than
 ``2 * min_samples_leaf`` samples or ``2 * min_weight_leaf`` weight, is pure, has
 no valid split, or its best split decreases the weighted impurity by less than
-``min_impurity_decrease``. Nodes are numbered in creation order, so children
-always have larger ids than their parent.
+``min_impurity_decrease``. Nodes are numbered in preorder (a node, its left subtree, its right subtree) when
+growing depth first, and in creation order when growing best first; either way
+children have larger ids than their parent.
+
+With more than one kernel thread, depth-first growth of a splitter that allows it
+grows whole subtrees at once: the top of the tree is split first, one node at a
+time with every thread inside each node's search, until no unsplit node holds
+more than a share of the samples; then the subtrees below are grown by as many
+Python threads as the fit has, each with one kernel thread (the kernels release
+the GIL), largest first, and stitched together in preorder. A node's split
+depends only on its samples, so the tree is the same as with one thread.
+
+Missing values: a node whose training samples include one missing a feature of
+its test (NaN) keeps the side the splitter chose for them
+(``Split.missing_left``); a node that saw none sends missing values to the
+child with more training weight, the right one on equal weights (the rule of
+:func:`bivtree.tree.default_missing_left`, scikit-learn's with weights in place
+of sample counts).
 """
 
 import heapq
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
+import numba
 import numpy as np
 
 from ._config import IMPURITY_EPSILON, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.criteria import summarize_samples
-from ._kernels.traversal import partition_samples
+from ._kernels.traversal import partition_samples, rows_missing
 from ._threads import check_interrupt
-from .tree import MASK_DTYPE, Tree
+from .tree import MASK_DTYPE, Tree, default_missing_left
 
 
 class _NodeList:
@@ -32,17 +51,39 @@ class _NodeList:
         value, weight, impurity = summary
         node = len(self.rows)
         self.rows.append({"left": TREE_LEAF, "right": TREE_LEAF, "split": None,
-                          "impurity": impurity, "n": n_samples, "w": weight, "value": value})
+                          "impurity": impurity, "n": n_samples, "w": weight, "value": value,
+                          "missing_left": False})
         if parent >= 0:
             self.rows[parent]["left" if is_left else "right"] = node
         return node
 
-    def to_tree(self, n_features):
+    def append_subtree(self, parent, is_left, subtree):
+        """Move ``subtree``'s rows (a list in preorder, root first) here, ids shifted.
+
+        ``subtree`` is left empty (its rows are not copied: a large tree has
+        hundreds of thousands). Returns the id of its root.
+        """
+        offset = len(self.rows)
+        for row in subtree.rows:
+            for side in ("left", "right"):
+                if row[side] != TREE_LEAF:
+                    row[side] += offset
+        self.rows.extend(subtree.rows)
+        subtree.rows = []
+        if parent >= 0:
+            self.rows[parent]["left" if is_left else "right"] = offset
+        return offset
+
+    def to_tree(self, n_features, learned_missing=False):
+        """The :class:`Tree`; with ``learned_missing`` (the data had NaN) the missing sides
+        growth decided are stored, else the tree takes the default rule, which
+        gives the same sides."""
         n, k = len(self.rows), self.n_slots
         features = np.full((n, k), NO_FEATURE, dtype=ITYPE)
         weights = np.zeros((n, k))
         threshold = np.full(n, TREE_UNDEFINED)
         category_mask = np.zeros(n, dtype=MASK_DTYPE)
+        missing_left = np.zeros(n, dtype=bool)
         for i, row in enumerate(self.rows):
             split = row["split"]
             if split is not None and row["left"] != TREE_LEAF:
@@ -52,11 +93,34 @@ class _NodeList:
                 weights[i, :m] = split.weights[used]
                 threshold[i] = split.threshold
                 category_mask[i] = split.category_mask
+                missing_left[i] = row["missing_left"]
         return Tree(
             [r["left"] for r in self.rows], [r["right"] for r in self.rows], features, weights,
             threshold, [r["impurity"] for r in self.rows], [r["n"] for r in self.rows],
             [r["w"] for r in self.rows], np.array([r["value"] for r in self.rows]), n_features,
-            category_mask)
+            category_mask, missing_left if learned_missing else None)
+
+
+#: a subtree grown on its own thread has at least this many samples at its root; smaller
+#: trees are grown on one thread.
+PARALLEL_MIN_SUBTREE = 1000
+
+
+class _Aborted(Exception):
+    """Raised in a thread growing a subtree when another one failed."""
+
+
+class _Pending:
+    """A node of the top of a tree grown in parallel: its samples ``[start, end)``, and
+    either its split and two children, a subtree grown on a thread, or neither (a leaf)."""
+
+    __slots__ = ("children", "depth", "end", "missing_left", "split", "start", "subtree",
+                 "summary")
+
+    def __init__(self, start, end, depth, summary):
+        self.start, self.end, self.depth, self.summary = start, end, depth, summary
+        self.split = self.children = self.subtree = None
+        self.missing_left = False
 
 
 class TreeGrower:
@@ -74,6 +138,9 @@ class TreeGrower:
         When set, nodes are expanded best first (largest impurity decrease).
     sample_features : callable
         Returns the sorted candidate features for the next node.
+    draws_features : bool
+        Whether ``sample_features`` draws at random: the draws' order then
+        fixes the tree, so it is grown on one thread.
     n_slots : int
         Feature slots per node in the resulting tree.
     verbose : int
@@ -81,7 +148,7 @@ class TreeGrower:
 
     def __init__(self, splitter, *, max_depth, min_samples_split, min_samples_leaf,
                  min_weight_leaf, min_impurity_decrease, max_leaf_nodes, sample_features,
-                 n_slots, verbose=0):
+                 n_slots, draws_features=False, verbose=0):
         self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -90,6 +157,7 @@ class TreeGrower:
         self.min_impurity_decrease = min_impurity_decrease
         self.max_leaf_nodes = max_leaf_nodes
         self.sample_features = sample_features
+        self.draws_features = draws_features
         self.n_slots = n_slots
         self.verbose = verbose
 
@@ -108,25 +176,30 @@ class TreeGrower:
     def _split(self, data, samples, start, end, summary, w_root):
         """Search and apply the best split of ``samples[start:end]``.
 
-        Returns ``(split, mid, left_summary, right_summary, improvement)`` or
-        ``None`` when the node stays a leaf.
+        Returns ``(split, mid, left_summary, right_summary, improvement,
+        missing_left)`` or ``None`` when the node stays a leaf.
         """
         check_interrupt()  # Ctrl-C held back during the fit is raised between nodes
         split = self.splitter.find_split(data, samples[start:end], self.sample_features())
         if split is None:
             return None
         mid = partition_samples(data.X, samples, start, end, split.features, split.weights,
-                                split.threshold, MASK_DTYPE(split.category_mask))
+                                split.threshold, MASK_DTYPE(split.category_mask),
+                                split.missing_left)
         if mid == start or mid == end:  # a rule that separates nothing is no split
             return None
         left = self._summary(data, samples[start:mid])
         right = self._summary(data, samples[mid:end])
+        missing_left = split.missing_left
+        if not (data.has_missing and rows_missing(data.X, samples[start:end], split.features)):
+            # no training sample missed a value here: the heavier child takes them
+            missing_left = default_missing_left(left[1], right[1])
         _, w, impurity = summary
         improvement = (w / w_root) * (
             impurity - left[1] / w * left[2] - right[1] / w * right[2])
         if improvement + IMPURITY_EPSILON < self.min_impurity_decrease:
             return None
-        return split, mid, left, right, improvement
+        return split, mid, left, right, improvement, missing_left
 
     def _progress(self, nodes, t0, force=False):
         if self.verbose and (force or len(nodes.rows) % 100 == 0):
@@ -140,37 +213,131 @@ class TreeGrower:
         self.splitter.prepare(data)
         nodes = _NodeList(self.n_slots)
         t0 = time.perf_counter()
-        if self.max_leaf_nodes is None:
-            self._grow_depth_first(data, samples, nodes, t0)
+        root = self._summary(data, samples)
+        n_threads = numba.get_num_threads()
+        if self.max_leaf_nodes is not None:
+            self._grow_best_first(data, samples, nodes, root, t0)
+        elif (n_threads > 1 and self.splitter.parallel_subtrees and not self.draws_features
+              and samples.shape[0] >= 2 * PARALLEL_MIN_SUBTREE):
+            self._grow_subtrees_in_parallel(data, samples, nodes, root, n_threads, t0)
         else:
-            self._grow_best_first(data, samples, nodes, t0)
+            self._grow_depth_first(data, samples, nodes, _Pending(0, samples.shape[0], 0, root),
+                                   root[1], t0)
         self._progress(nodes, t0, force=True)
         # what the splitter reported about each decision node's search
         self.split_info = [row["split"].info if row["split"] is not None
                            and row["left"] != TREE_LEAF else None for row in nodes.rows]
-        return nodes.to_tree(data.n_features)
+        return nodes.to_tree(data.n_features, data.has_missing)
 
-    def _grow_depth_first(self, data, samples, nodes, t0):
-        root = self._summary(data, samples)
-        w_root = root[1]
-        stack = [(0, samples.shape[0], 0, -1, False, root)]
+    def _grow_depth_first(self, data, samples, nodes, top, w_root, t0, abort=None):
+        """Grow the subtree of ``top`` depth first into ``nodes`` (ids in preorder).
+
+        ``abort`` (a threading.Event), when given, stops the growth at the next
+        node once it is set.
+        """
+        stack = [(top.start, top.end, top.depth, -1, False, top.summary)]
         while stack:
+            if abort is not None and abort.is_set():
+                raise _Aborted
             start, end, depth, parent, is_left, summary = stack.pop()
             node = nodes.add(parent, is_left, end - start, summary)
-            self._progress(nodes, t0)
+            if abort is None:
+                self._progress(nodes, t0)
             if self._is_leaf_before_split(depth, end - start, summary):
                 continue
             result = self._split(data, samples, start, end, summary, w_root)
             if result is None:
                 continue
-            split, mid, left, right, _ = result
+            split, mid, left, right, _, missing_left = result
             nodes.rows[node]["split"] = split
+            nodes.rows[node]["missing_left"] = missing_left
             # right pushed first so the left subtree is numbered first (preorder)
             stack.append((mid, end, depth + 1, node, False, right))
             stack.append((start, mid, depth + 1, node, True, left))
 
-    def _grow_best_first(self, data, samples, nodes, t0):
-        root = self._summary(data, samples)
+    def _grow_subtrees_in_parallel(self, data, samples, nodes, root, n_threads, t0):
+        """Depth-first growth with ``n_threads`` threads, subtrees at once (see the module)."""
+        w_root = root[1]
+        # unsplit nodes above this size are split first, with every thread per node
+        share = max(PARALLEL_MIN_SUBTREE, samples.shape[0] // (4 * n_threads))
+        top = _Pending(0, samples.shape[0], 0, root)
+        queue, subtrees = [top], []
+        while queue:
+            node = queue.pop()
+            if node.end - node.start <= share:
+                subtrees.append(node)
+                continue
+            if self._is_leaf_before_split(node.depth, node.end - node.start, node.summary):
+                continue
+            result = self._split(data, samples, node.start, node.end, node.summary, w_root)
+            if result is None:
+                continue
+            node.split, mid, left, right, _, node.missing_left = result
+            node.children = (_Pending(node.start, mid, node.depth + 1, left),
+                             _Pending(mid, node.end, node.depth + 1, right))
+            queue.extend(node.children)
+        grown = self._grow_all(data, samples, subtrees, w_root, n_threads, t0)
+        # stitched in preorder, as one thread numbers them
+        stack = [(top, -1, False)]
+        while stack:
+            node, parent, is_left = stack.pop()
+            if node.subtree is not None:
+                nodes.append_subtree(parent, is_left, grown[node.subtree])
+                continue
+            index = nodes.add(parent, is_left, node.end - node.start, node.summary)
+            if node.children is not None:
+                nodes.rows[index]["split"] = node.split
+                nodes.rows[index]["missing_left"] = node.missing_left
+                stack.append((node.children[1], index, False))
+                stack.append((node.children[0], index, True))
+
+    def _grow_all(self, data, samples, subtrees, w_root, n_threads, t0):
+        """Grow every pending node of ``subtrees`` on ``n_threads`` threads, largest first.
+
+        Sets each one's ``subtree`` to the index of its grown node list in the
+        returned list. Each thread uses one kernel thread; if one fails (or
+        Ctrl-C stops it), the others stop at their next node and the error is raised.
+        """
+        for index, node in enumerate(subtrees):
+            node.subtree = index
+        abort = threading.Event()
+
+        def grow_one(node):
+            numba.set_num_threads(1)  # per thread in numba: the fit's threads grow subtrees
+            grown = _NodeList(self.n_slots)
+            try:
+                self._grow_depth_first(data, samples, grown, node, w_root, t0, abort=abort)
+            except BaseException:
+                abort.set()  # the other threads stop at their next node
+                raise
+            return grown
+
+        largest_first = sorted(subtrees, key=lambda node: node.start - node.end)
+        grown = [None] * len(subtrees)
+        pool = ThreadPoolExecutor(n_threads, thread_name_prefix="bivtree-grow")
+        futures = [pool.submit(grow_one, node) for node in largest_first]
+        try:
+            done = 0
+            for node, future in zip(largest_first, futures):
+                grown[node.subtree] = future.result()
+                done += len(grown[node.subtree].rows)
+                if self.verbose:
+                    print(f"[bivtree] {done} nodes in subtrees, "
+                          f"{time.perf_counter() - t0:.1f} s", flush=True)
+        except BaseException as error:
+            abort.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            # the error that stopped the growth, not a thread's stop on seeing it
+            for future in futures:
+                if future.done() and not future.cancelled():
+                    cause = future.exception()
+                    if cause is not None and not isinstance(cause, _Aborted):
+                        raise cause from None
+            raise error from None
+        pool.shutdown(wait=True)
+        return grown
+
+    def _grow_best_first(self, data, samples, nodes, root, t0):
         w_root = root[1]
         frontier = []
         counter = 0
@@ -192,8 +359,9 @@ class TreeGrower:
             _, _, node, start, end, depth, result = heapq.heappop(frontier)
             if result is None or max_split_nodes <= 0:
                 continue
-            split, mid, left, right, _ = result
+            split, mid, left, right, _, missing_left = result
             nodes.rows[node]["split"] = split
+            nodes.rows[node]["missing_left"] = missing_left
             max_split_nodes -= 1
             add(start, mid, depth + 1, node, True, left)
             add(mid, end, depth + 1, node, False, right)

@@ -130,6 +130,14 @@ def _rounded(values):
     return [float(f"{v:.{_POINT_DIGITS}g}") for v in np.asarray(values, dtype=float).tolist()]
 
 
+def _scatter_note(shown, n, n_missing):
+    """What a node's scatter leaves out: a subsample, samples with a missing value."""
+    parts = [f"{shown:,} of {n:,} shown"] if shown < n else []
+    if n_missing:
+        parts.append(f"{n_missing:,} with a missing value not drawn")
+    return "; ".join(parts) or None
+
+
 def _subsample(n, k, rng):
     """Sorted positions of ``k`` of ``n`` points (all of them when ``k >= n``)."""
     if k >= n:
@@ -189,10 +197,13 @@ class _PageBuilder:
         entry["categories"] = None
         if mask:
             entry["categories"] = [int(c) for c in mask_to_categories(mask)]
+        entry["missing_left"] = bool(tree.missing_go_left[node])
         args = (tree.features[node], tree.weights[node], tree.threshold[node], names, decimals)
         # the texts of export_text's "if RULE:" and "else:  # RULE" lines
-        entry["rule"] = format_rule(*args, category_mask=mask)
-        entry["else"] = format_rule(*args, op=">", category_mask=mask)
+        left = tree.missing_learned and entry["missing_left"]
+        right = tree.missing_learned and not entry["missing_left"]
+        entry["rule"] = format_rule(*args, category_mask=mask, missing=left)
+        entry["else"] = format_rule(*args, op=">", category_mask=mask, missing=right)
         entry["pretty"] = _pretty(entry["rule"])
         entry["plot"] = None
         return entry
@@ -233,8 +244,12 @@ class _PageBuilder:
 
     def _scatter(self, view):
         data = self.data
-        n = view.u.size
-        shown = _subsample(n, min(n, self.max_points, self.budget), self.rng)
+        # samples missing a feature of the view have no point (plot_tree draws them
+        # in a strip beside the scatter); the note says how many
+        known = np.flatnonzero(np.isfinite(view.u) & np.isfinite(view.v))
+        n_missing = view.u.size - known.size
+        n = known.size
+        shown = known[_subsample(n, min(n, self.max_points, self.budget), self.rng)]
         rows = view.rows[shown]
         colour = None
         if data.codes is not None:
@@ -253,14 +268,15 @@ class _PageBuilder:
                 "strip": bool(view.strip), "u_terms": [[int(f), float(w)]
                                                        for f, w in view.u_terms],
                 "v_feature": view.v_feature, "shown": int(shown.size), "total": int(n),
-                "note": f"{shown.size:,} of {n:,} shown" if shown.size < n else None}
+                "note": _scatter_note(shown.size, n, n_missing)}
 
     def _bars(self, view):
         data = self.data
         k = view.categories.size
         where = np.searchsorted(view.categories, view.u)
         plot = {"kind": "bars", "x_label": view.xlabel, "feature": int(view.feature),
-                "categories": [_category_label(c) for c in view.categories],
+                "categories": [_category_label(c, getattr(view.xlabel, "categories", None))
+                               for c in view.categories],
                 "values": [float(c) for c in view.categories],
                 "left": [bool(b) for b in view.left], "total": int(view.u.size)}
         if data.codes is not None:

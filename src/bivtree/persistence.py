@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_params
 from ._version import __version__
+from .tree import N_CATEGORY_CODES as MAX_CATEGORY_CODES
 from .tree import TREE_FORMAT_VERSION, TREE_FORMAT_VERSIONS_READ, Tree
 
 __all__ = [
@@ -36,11 +37,12 @@ __all__ = [
 
 #: ``format`` tag of a saved estimator (see docs/model-format.md).
 MODEL_FORMAT = "bivtree.model"
-#: version of the estimator-level JSON layout written by :func:`to_json` (2: the tree
-#: is a version 2 tree, with categorical nodes).
-MODEL_FORMAT_VERSION = 2
+#: newest version of the estimator-level JSON layout written by :func:`to_json` (3: the
+#: tree is a version 3 tree, with the missing-value sides it learned). A model whose
+#: tree learned none is written as version 2 (a version 2 tree), as before.
+MODEL_FORMAT_VERSION = 3
 #: model versions :func:`from_json` reads, each with the tree version it holds.
-_TREE_VERSION_OF_MODEL = {1: 1, 2: TREE_FORMAT_VERSION}
+_TREE_VERSION_OF_MODEL = {1: 1, 2: 2, 3: TREE_FORMAT_VERSION}
 #: numpy dtype kinds a saved ``classes_`` may have: bool, integers, floats, strings.
 _CLASS_KINDS = {"b": bool, "i": int, "u": int, "f": float, "U": str, "O": str}
 
@@ -50,6 +52,11 @@ _MAX_LABEL_BYTES = 4 << 16
 
 #: estimator classes that models may hold, by class name (the ``estimator`` field).
 _MODEL_CLASSES = {}
+
+#: parameters added after format version 2 was fixed, with their defaults: written only
+#: when set to another value, and read as the default when a file leaves them out, so
+#: the files of models that do not use them are unchanged and older files still load.
+_OPTIONAL_PARAMS = {"categorical_features": "from_dtype", "max_categories": None}
 
 
 def register_model(cls):
@@ -149,6 +156,8 @@ def _model_dict(estimator, metadata=None):
         raise ValueError(f"cannot save a {name}; JSON models hold {sorted(_MODEL_CLASSES)}")
     params, not_saved = {}, []
     for key, value in sorted(estimator.get_params(deep=False).items()):
+        if key in _OPTIONAL_PARAMS and _is_default(value, _OPTIONAL_PARAMS[key]):
+            continue
         try:
             params[key] = _encode_param(value)
         except TypeError:
@@ -159,7 +168,7 @@ def _model_dict(estimator, metadata=None):
     names = getattr(estimator, "feature_names_in_", None)
     out = {
         "format": MODEL_FORMAT,
-        "version": MODEL_FORMAT_VERSION,
+        "version": MODEL_FORMAT_VERSION if estimator.tree_.missing_learned else 2,
         "bivtree_version": __version__,
         "estimator": name,
         "params": params,
@@ -180,11 +189,46 @@ def _model_dict(estimator, metadata=None):
                           "values": [_plain(c) for c in cls_arr.tolist()]}
     if hasattr(estimator, "fit_time_"):
         out["fit_time"] = float(estimator.fit_time_)
+    categories = _categories_dict(estimator)
+    if categories is not None:
+        out["categories"] = categories
     if not_saved:
         out["params_not_saved"] = not_saved
     if metadata is not None:
         out["metadata"] = _check_metadata(metadata)
     return out
+
+
+def _is_default(value, default):
+    return isinstance(value, type(default)) and value == default
+
+
+def _categories_dict(estimator):
+    """The ``categories`` field: per feature, the category values of its codes (or None)."""
+    from ._tabular import fitted_categories
+
+    per_feature = fitted_categories(estimator)
+    if per_feature is None:
+        return None
+    out = []
+    for kept, grouped in per_feature:
+        if kept is None:
+            out.append(None)
+            continue
+        entry = {"values": [_category_value(v) for v in kept]}
+        if grouped is not None:
+            entry["infrequent"] = [_category_value(v) for v in grouped]
+        out.append(entry)
+    return out
+
+
+def _category_value(value):
+    value = _plain(value)
+    if isinstance(value, (bool, str, int)) or (isinstance(value, float)
+                                               and np.isfinite(value)):
+        return value
+    raise ValueError(f"cannot save the category value {value!r}: JSON models hold string, "
+                     "number or boolean categories")
 
 
 def _check_metadata(metadata):
@@ -367,6 +411,7 @@ def _estimator_from_params(params, model):
     """An unfitted estimator of the model's class with the saved parameters."""
     cls = model["estimator"]
     expected = _parameter_names(cls)
+    params = {**{k: v for k, v in _OPTIONAL_PARAMS.items() if k in expected}, **params}
     if set(params) != expected:
         raise ValueError(f"model params do not match {cls.__name__}: missing "
                          f"{sorted(expected - set(params))}, unknown "
@@ -446,6 +491,39 @@ def _classes_of_model(spec, model):
     _reject_nodes(tree.is_leaf & ~(tree.value.sum(axis=1) > 0),
                   "'value' of a leaf (class counts) must have a positive sum")
     return classes
+
+
+def _categories_of_model(spec, model):
+    """``(is_categorical_, categories_, infrequent_categories_)`` of the ``categories`` field."""
+    if spec is None:
+        return None, None, None
+    n = model["n_features_in"]
+    if not (isinstance(spec, list) and len(spec) == n):
+        raise ValueError(f"model 'categories' must be null or a list of {n} entries")
+    scalar = (lambda v: isinstance(v, (bool, str, int))
+              or (isinstance(v, float) and np.isfinite(v)))
+    is_cat = np.zeros(n, dtype=bool)
+    kept_all, grouped_all = [None] * n, [None] * n
+    for j, entry in enumerate(spec):
+        if entry is None:
+            continue
+        if not (isinstance(entry, dict) and set(entry) <= {"values", "infrequent"}
+                and isinstance(entry.get("values"), list)
+                and all(scalar(v) for v in entry["values"])
+                and all(scalar(v) for v in entry.get("infrequent", []))
+                and isinstance(entry.get("infrequent", []), list)):
+            raise ValueError(f"model 'categories' entry {j} must be null or an object with "
+                             "'values' (and optionally 'infrequent'): lists of strings, "
+                             "numbers or booleans")
+        n_codes = len(entry["values"]) + (1 if "infrequent" in entry else 0)
+        if not 1 <= n_codes <= MAX_CATEGORY_CODES:
+            raise ValueError(f"model 'categories' entry {j} has {n_codes} codes; a "
+                             f"categorical feature has 1 to {MAX_CATEGORY_CODES}")
+        is_cat[j] = True
+        kept_all[j] = np.asarray(entry["values"], dtype=object)
+        if "infrequent" in entry:
+            grouped_all[j] = np.asarray(entry["infrequent"], dtype=object)
+    return is_cat, kept_all, grouped_all
 
 
 def _metadata_of_model(metadata, model):
@@ -528,6 +606,7 @@ _MODEL_FIELDS = (
            "model 'params_not_saved' must list parameter names", _check_saved_params,
            default=[]),
     _Field("metadata", False, then=_metadata_of_model),
+    _Field("categories", False, then=_categories_of_model),
 )
 
 
@@ -567,6 +646,10 @@ def _model_from_dict(data):
     estimator.max_features_ = model["max_features"]
     estimator.feature_importances_ = model["feature_importances"]
     estimator.fit_time_ = float(model["fit_time"])
+    if model["categories"][0] is not None or "categorical_features" in _parameter_names(
+            type(estimator)):
+        (estimator.is_categorical_, estimator.categories_,
+         estimator.infrequent_categories_) = model["categories"]
     return estimator, model["metadata"]
 
 

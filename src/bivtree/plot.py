@@ -216,14 +216,17 @@ def _check_second_feature(second_feature, names):
 
 
 def _best_second(estimator, data, node, feature):
-    """The feature (other than ``feature``) with the best split of the node's samples.
+    """The numeric feature (other than ``feature``) with the best split of the node's samples.
 
     The node's samples are searched with the univariate splitter under the
     estimator's criterion; without labels, or when no feature splits them, the
     most important other feature is used (``None`` if there is no other).
     """
     n_features = estimator.n_features_in_
-    others = np.array([g for g in range(n_features) if g != feature], dtype=ITYPE)
+    # a categorical feature's codes have no order to draw an axis on
+    categorical = getattr(estimator, "is_categorical_", None)
+    others = np.array([g for g in range(n_features) if g != feature
+                       and (categorical is None or not categorical[g])], dtype=ITYPE)
     if others.size == 0:
         return None
     rows = data.rows[node] if data.has_data else np.empty(0, dtype=ITYPE)
@@ -266,6 +269,8 @@ class _View:
     def __init__(self, u, v, a, b, t, xlabel, ylabel, rows, strip=False):
         self.u, self.v, self.a, self.b, self.t = u, v, a, b, t
         self.xlabel, self.ylabel, self.rows, self.strip = xlabel, ylabel, rows, strip
+        # the side of samples missing a feature of the test (set by _make_view)
+        self.missing_left = False
         # how a sample's position is computed (see _sample_point): ``u`` is the sum of
         # ``w * x[f]`` over ``u_terms``, ``v`` is ``x[v_feature]`` (None: not a feature)
         self.u_terms, self.v_feature = [], None
@@ -310,6 +315,7 @@ def _make_view(estimator, data, node, names, second, rng, decimals, target_name=
         return _CategoryView(u, int(tree.category_mask[node]), names[f], rows, f, extra)
     view = _make_numeric_view(estimator, data, node, names, second, rng, decimals,
                               target_name)
+    view.missing_left = bool(tree.missing_go_left[node])
     used = tree.features[node] >= 0
     feats = [int(f) for f in tree.features[node][used]]
     if len(feats) >= 3:
@@ -403,6 +409,7 @@ def _line_in_box(a, b, t, box):
 
 
 def _span(values, fallback):
+    values = values[np.isfinite(values)]  # missing values are drawn beside the plot
     if values.size:
         lo, hi = float(values.min()), float(values.max())
     else:
@@ -440,7 +447,10 @@ def _box(view, data):
 
 
 # --------------------------------------------------------------------------- drawing
-def _category_label(value):
+def _category_label(value, values=None):
+    """A bar's label: the category's value when known, else its code."""
+    if values is not None and float(value).is_integer() and 0 <= value < len(values):
+        return values[int(value)]
     return str(int(value)) if float(value).is_integer() else format_number(value, 4)
 
 
@@ -487,7 +497,9 @@ def _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names,
     # headroom above the bars for the counts of the two sides (plot_split)
     ax.set_ylim(0.0, max(float(heights.max(initial=0.0)), 1.0) * 1.3)
     ax.set_xticks(positions)
-    labels = ax.set_xticklabels([_category_label(c) for c in cats],
+    # a feature encoded at fit carries its category values (formatting.FeatureName)
+    values = getattr(view.xlabel, "categories", None)
+    labels = ax.set_xticklabels([_category_label(c, values) for c in cats],
                                 rotation=90 if k > 8 else 0)
     for label, left in zip(labels, view.left):
         if left:
@@ -535,14 +547,18 @@ def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_nam
         shown = np.sort(rng.choice(n, max_points, replace=False))
     u, v = view.u[shown], view.v[shown]
     rows = view.rows[shown]
-    if data.codes is not None:
-        codes = data.codes[rows]
-        _points_by_class(ax, u, v, codes, colours, size)
-    elif data.values is not None:
-        ax.scatter(u, v, c=data.values[rows], cmap=cmap, norm=norm, s=size, linewidths=0,
-                   zorder=3)
-    else:
-        ax.scatter(u, v, color="0.35", s=size, linewidths=0, zorder=3)
+    known = np.isfinite(u) & np.isfinite(v)
+    _draw_points(ax, u[known], v[known], rows[known], data, colours, norm, cmap, size)
+    # a highlighted sample missing a feature of the test is marked in the strip too
+    sample_missing = sample is not None and not np.all(np.isfinite(sample[0]))
+    if not known.all() or sample_missing:
+        right = u1
+        u1 = _draw_missing_strip(ax, view, v[~known], rows[~known], (u0, u1, v0, v1), data,
+                                 colours, norm, cmap, size, fontsize, rng)
+        if sample_missing:
+            width = (u1 - right) / (1.0 + _STRIP_GAP)  # the strip's, as drawn
+            y = sample[0][1] if np.isfinite(sample[0][1]) else 0.5 * (v0 + v1)
+            sample = ((right + (_STRIP_GAP + 0.5) * width, y), *sample[1:])
 
     ax.set_xlim(u0, u1)
     ax.set_ylim(v0, v1)
@@ -565,8 +581,54 @@ def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_nam
     return shown.size
 
 
+def _draw_points(ax, u, v, rows, data, colours, norm, cmap, size):
+    """The samples ``rows`` at ``(u, v)``, coloured by class, by value, or grey."""
+    if data.codes is not None:
+        _points_by_class(ax, u, v, data.codes[rows], colours, size)
+    elif data.values is not None:
+        ax.scatter(u, v, c=data.values[rows], cmap=cmap, norm=norm, s=size, linewidths=0,
+                   zorder=3)
+    else:
+        ax.scatter(u, v, color="0.35", s=size, linewidths=0, zorder=3)
+
+
+#: width of the strip of samples with a missing value, as a fraction of the plot's width,
+#: and the gap before it, as a fraction of the strip's width.
+_MISSING_STRIP = 0.16
+_STRIP_GAP = 0.25
+
+
+def _draw_missing_strip(ax, view, v, rows, box, data, colours, norm, cmap, size, fontsize,
+                        rng):
+    """The samples missing a feature of the node's test, in a strip right of the plot.
+
+    Each sample keeps its height where its vertical feature is known (else it is
+    spread over the strip's height); the strip is shaded, as the "yes" side is,
+    when missing values go left. Its background has gid ``"missing-strip"``.
+    Returns the new right limit of the plot.
+    """
+    u0, u1, v0, v1 = box
+    width = _MISSING_STRIP * (u1 - u0)
+    s0, s1 = u1 + _STRIP_GAP * width, u1 + (1.0 + _STRIP_GAP) * width
+    ax.axvline(u1 + 0.5 * _STRIP_GAP * width, color="0.3", lw=0.6, ls=(0, (2, 2)), zorder=1)
+    ax.axvspan(s0, s1, facecolor="0.55" if view.missing_left else "white",
+               alpha=0.13 if view.missing_left else 0.0, edgecolor="none", zorder=0,
+               gid="missing-strip")
+    x = s0 + (0.15 + 0.7 * rng.uniform(size=rows.size)) * width
+    y = np.where(np.isfinite(v), v, v0 + (0.08 + 0.84 * rng.uniform(size=rows.size)) * (v1 - v0))
+    _draw_points(ax, x, y, rows, data, colours, norm, cmap, size)
+    ax.text(0.5 * (s0 + s1), v1, "missing", ha="center", va="bottom", fontsize=fontsize - 1.5,
+            color="0.2", clip_on=False)
+    return s1
+
+
 def _include(box, point):
-    """``box = (u0, u1, v0, v1)`` widened, if need be, so that ``point`` lies inside it."""
+    """``box = (u0, u1, v0, v1)`` widened, if need be, so that ``point`` lies inside it.
+
+    A point missing a coordinate (a sample with a missing value) leaves the box as it is.
+    """
+    if not np.all(np.isfinite(point)):
+        return box
     u0, u1, v0, v1 = box
     u, v = point
     if not u0 <= u <= u1:
@@ -900,7 +962,8 @@ class _TreePicture:
             return "more", [f"#{node}  ... {n_below} more nodes", stats]
         rule = _pretty(format_rule(tree.features[node], tree.weights[node],
                                    tree.threshold[node], self.names, self.decimals,
-                                   category_mask=tree.category_mask[node]))
+                                   category_mask=tree.category_mask[node],
+                                   missing=tree.missing_learned and tree.missing_go_left[node]))
         if self.data.has_data:
             char_w = self.fontsize * 0.55 / 72.0  # inches per character, to wrap rules
             width_chars = int((_DEC_WIDTH - 0.1) / char_w)
@@ -1338,7 +1401,8 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
                   fontsize, label_text, max_points, rng, marker)
 
     rule = format_rule(tree.features[node_id], tree.weights[node_id], tree.threshold[node_id],
-                       names, decimals, category_mask=tree.category_mask[node_id])
+                       names, decimals, category_mask=tree.category_mask[node_id],
+                       missing=tree.missing_learned and tree.missing_go_left[node_id])
     ratio = ratio_rule(tree.features[node_id], tree.weights[node_id],
                        float(tree.threshold[node_id]), "<=", names,
                        feature_signs(data.X, tree.n_features), decimals)

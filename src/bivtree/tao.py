@@ -52,7 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._config import DTYPE, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
+from ._config import DTYPE, ITYPE, MISCLASSIFICATION, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.tao import (
     CareSets,
     ItemResults,
@@ -65,9 +65,10 @@ from ._kernels.tao import (
     total_loss,
 )
 from ._threads import check_interrupt
-from .splitters._base import candidate_pairs
+from .splitters._base import SplitData, candidate_pairs
+from .splitters._categorical import best_subset_split
 from .splitters.orientations import orientation_directions
-from .tree import Tree
+from .tree import MASK_DTYPE, Tree
 
 #: node kinds of the optimized structure.
 LEAF, ZERO_VARIATE, UNIVARIATE, BIVARIATE = -1, 0, 1, 2
@@ -92,6 +93,9 @@ class TAOData:
         1 for regression.
     rows : ndarray of int64
         Rows with positive weight (the others never count).
+    categorical : ndarray of int64
+        Columns holding category codes: they get category-set rules, never
+        linear ones.
     """
 
     X: np.ndarray
@@ -100,6 +104,7 @@ class TAOData:
     sample_weight: np.ndarray
     n_classes: int
     rows: np.ndarray = None
+    categorical: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=ITYPE))
 
     def __post_init__(self):
         if self.rows is None:
@@ -133,13 +138,31 @@ class TAOState:
     leaf_mean: np.ndarray
     depth: np.ndarray
     n_features: int
+    category_mask: np.ndarray = None
+
+    def __post_init__(self):
+        if self.category_mask is None:
+            self.category_mask = np.zeros(self.kind.shape[0], dtype=MASK_DTYPE)
 
     @classmethod
-    def from_tree(cls, tree, regression):
-        """The structure and parameters of a :class:`Tree` (at most two features per node)."""
-        if np.any(tree.is_categorical):
-            raise ValueError("the initial tree has categorical (subset) nodes; TAO optimizes "
-                             "linear nodes of at most two features")
+    def from_tree(cls, tree, regression, categorical=()):
+        """The structure and parameters of a :class:`Tree` (at most two features per node).
+
+        Its categorical nodes must test one of the ``categorical`` columns,
+        and its linear nodes none of them.
+        """
+        is_cat = np.zeros(tree.n_features, dtype=bool)
+        is_cat[np.asarray(categorical, dtype=ITYPE)] = True
+        internal = ~tree.is_leaf
+        linear = internal & ~tree.is_categorical
+        tested = np.where(tree.features >= 0, tree.features, 0)
+        if np.any(tree.is_categorical & ~is_cat[tested[:, 0]]):
+            raise ValueError("the initial tree has categorical (subset) nodes on columns TAO "
+                             "was not told are categorical; pass the same "
+                             "categorical_features")
+        if np.any(linear[:, None] & (tree.features >= 0) & is_cat[tested]):
+            raise ValueError("the initial tree has linear nodes on categorical columns; TAO "
+                             "gives those columns category-set rules only")
         used = tree.n_node_features
         if np.any(used > 2):
             raise ValueError("the initial tree has nodes with more than two features; TAO "
@@ -157,12 +180,13 @@ class TAOState:
         leaf_mean = value[:, 0].astype(DTYPE) if regression else np.zeros(n)
         return cls(tree.children_left.copy(), tree.children_right.copy(), features, weights,
                    tree.threshold.astype(DTYPE).copy(), kind, leaf_class, leaf_mean,
-                   tree.node_depth.astype(ITYPE), tree.n_features)
+                   tree.node_depth.astype(ITYPE), tree.n_features,
+                   tree.category_mask.copy())
 
     def copy(self):
         return TAOState(*(getattr(self, f).copy() for f in (
             "children_left", "children_right", "features", "weights", "threshold", "kind",
-            "leaf_class", "leaf_mean", "depth")), self.n_features)
+            "leaf_class", "leaf_mean", "depth")), self.n_features, self.category_mask.copy())
 
     @property
     def node_count(self):
@@ -172,7 +196,7 @@ class TAOState:
     def arrays(self):
         """The routing arrays, in the kernels' argument order."""
         return (self.children_left, self.children_right, self.features, self.weights,
-                self.threshold)
+                self.threshold, self.category_mask)
 
     def penalty(self, feature_cost):
         """``sum phi`` over the decision nodes."""
@@ -181,6 +205,7 @@ class TAOState:
 
     def set_zero_variate(self, node, left=True):
         self.kind[node] = ZERO_VARIATE
+        self.category_mask[node] = 0
         self.features[node] = NO_FEATURE
         self.weights[node] = 0.0
         self.threshold[node] = ALL_LEFT if left else ALL_RIGHT
@@ -271,11 +296,13 @@ class ReducedProblem(NamedTuple):
 
 
 class Rule(NamedTuple):
-    """A decision rule ``sum_k weights[k] * x[features[k]] <= threshold``."""
+    """A decision rule ``sum_k weights[k] * x[features[k]] <= threshold``, or, with a
+    nonzero ``category_mask``, the category set of the one feature ``features[0]``."""
 
     features: np.ndarray
     weights: np.ndarray
     threshold: float
+    category_mask: int = 0
 
 
 class NodeRules(NamedTuple):
@@ -317,17 +344,20 @@ def care_subset(care, nodes):
     return CareSets(care.samples[idx], care.labels[idx], care.weights[idx], offsets)
 
 
-def _candidates(state, node, rules):
+def _candidates(state, node, rules, categorical=None):
     """``(tag, Rule)`` of every option of a decision node: zero-variate (all left;
-    all right is its flipped form), its current rule, the searched ones."""
+    all right is its flipped form), its current rule, the searched ones, and the
+    best category set (``categorical``, or None)."""
     out = [("zero", Rule(np.full(2, NO_FEATURE, dtype=ITYPE), np.zeros(2), ALL_LEFT))]
     if state.kind[node] in (UNIVARIATE, BIVARIATE):
         out.append(("current", Rule(state.features[node], state.weights[node],
-                                    state.threshold[node])))
+                                    state.threshold[node], int(state.category_mask[node]))))
     if rules.univariate is not None:
         out.append(("univariate", rules.univariate))
     if rules.bivariate is not None:
         out.append(("bivariate", rules.bivariate))
+    if categorical is not None:
+        out.append(("categorical", categorical))
     return out
 
 
@@ -399,7 +429,8 @@ def search_key(data, n_orientations, exact_max_samples):
     digest = hashlib.blake2b(digest_size=16)
     for arr in (data.X, data.labels, data.targets, data.sample_weight):
         digest.update(np.ascontiguousarray(arr).tobytes())
-    return (data.X.shape, digest.hexdigest(), int(n_orientations), int(exact_max_samples))
+    return (data.X.shape, digest.hexdigest(), int(n_orientations), int(exact_max_samples),
+            tuple(int(f) for f in data.categorical))
 
 
 class TAOOptimizer:
@@ -453,7 +484,9 @@ class TAOOptimizer:
         self.max_iter = int(max_iter)
         self.time_limit = time_limit
         self.verbose = verbose
-        features = np.arange(data.n_features, dtype=ITYPE)
+        # linear rules use the numeric columns; categorical ones get category sets
+        features = np.setdiff1d(np.arange(data.n_features, dtype=ITYPE),
+                                data.categorical).astype(ITYPE)
         self.space = SearchSpace(features, *candidate_pairs(features),
                                  *orientation_directions(int(n_orientations)))
         # searches do not depend on alpha: a warm-started fit on the same data
@@ -586,21 +619,23 @@ class TAOOptimizer:
             state.leaf_class, state.leaf_mean, data.regression)
         care = care_sets(active, owner, s, loss_left, loss_right)
         found = self._node_rules(active, care)
+        subsets = self._category_rules(active, care)
 
         # evaluate every candidate rule on the care samples, both ways round
         rule_node, tags, rules = [], [], []
         for r, node in enumerate(active):
-            for tag, rule in _candidates(state, node, found[node]):
+            for tag, rule in _candidates(state, node, found[node], subsets.get(node)):
                 rule_node.append(r)
                 tags.append((node, tag))
                 rules.append(rule)
         rule_f = [rule.features for rule in rules]
         rule_w = [rule.weights for rule in rules]
         rule_t = [rule.threshold for rule in rules]
+        rule_m = [rule.category_mask for rule in rules]
         errors = rule_errors(
             data.X, care, np.asarray(rule_node, dtype=ITYPE),
             np.ascontiguousarray(rule_f, dtype=ITYPE), np.ascontiguousarray(rule_w, dtype=DTYPE),
-            np.asarray(rule_t, dtype=DTYPE))
+            np.asarray(rule_t, dtype=DTYPE), np.asarray(rule_m, dtype=MASK_DTYPE))
 
         records = {}
         q = 0
@@ -608,11 +643,44 @@ class TAOOptimizer:
             node = tags[q][0]
             options = []
             while q < len(tags) and tags[q][0] == node:
-                options.append((tags[q][1], rule_f[q], rule_w[q], rule_t[q], errors.keep[q],
-                                errors.flip[q]))
+                options.append((tags[q][1], rule_f[q], rule_w[q], rule_t[q], rule_m[q],
+                                errors.keep[q], errors.flip[q]))
                 q += 1
             records[node] = self._choose(state, node, options)
         return records
+
+    def _category_rules(self, active, care):
+        """The best category-set :class:`Rule` of each node of ``active`` (node -> Rule).
+
+        A node's reduced problem has two classes (the pseudolabels), so the
+        shared subset search (:func:`~bivtree.splitters._categorical.best_subset_split`,
+        Breiman's order) under the misclassification error is exact: it is the
+        set of the categories whose care samples mostly prefer the left child.
+        The care sets of one depth are disjoint, so one array of labels and
+        weights over all rows serves every node.
+        """
+        categorical = self.data.categorical
+        if categorical.size == 0:
+            return {}
+        n = self.data.X.shape[0]
+        labels = np.zeros(n, dtype=ITYPE)
+        weights = np.zeros(n, dtype=DTYPE)
+        labels[care.samples] = care.labels
+        weights[care.samples] = care.weights
+        problem = SplitData(X=self.data.X, labels=labels, targets=np.zeros(n, dtype=DTYPE),
+                            sample_weight=weights, n_classes=2, criterion=MISCLASSIFICATION)
+        out = {}
+        for r, node in enumerate(active):
+            samples = care.samples[care.offsets[r]:care.offsets[r + 1]]
+            best = None
+            for f in categorical:
+                split = best_subset_split(problem, samples, int(f)) if samples.size else None
+                if split is not None and (best is None or split.objective < best.objective):
+                    best = split
+            if best is not None:
+                out[node] = Rule(best.features.copy(), best.weights.copy(), 0.0,
+                                 int(best.category_mask))
+        return out
 
     def _node_rules(self, active, care):
         """:class:`NodeRules` of every node of ``active``: cached where its reduced problem
@@ -811,7 +879,7 @@ class TAOOptimizer:
         best = None
         best_key = None
         loss = {ZERO_VARIATE: np.inf, UNIVARIATE: np.inf, BIVARIATE: np.inf}
-        for tag, f, w, t, e_keep, e_flip in options:
+        for tag, f, w, t, m, e_keep, e_flip in options:
             if tag == "zero":
                 # keep: all left; flip: all right
                 current_side = (state.kind[node] == ZERO_VARIATE
@@ -833,8 +901,8 @@ class TAOOptimizer:
             key = (err + lam * phi, kind, 0 if is_current else 1)
             if best_key is None or key < best_key:
                 best_key = key
-                best = (tag, kind, f, w, t, swap)
-        tag, kind, f, w, t, swap = best
+                best = (tag, kind, f, w, t, m, swap)
+        tag, kind, f, w, t, m, swap = best
         if kind == ZERO_VARIATE:
             state.set_zero_variate(node, left=not swap)
         else:
@@ -842,6 +910,7 @@ class TAOOptimizer:
             state.features[node] = f
             state.weights[node] = w
             state.threshold[node] = t
+            state.category_mask[node] = m
             if swap:
                 left = state.children_left[node]
                 state.children_left[node] = state.children_right[node]
@@ -953,6 +1022,7 @@ def state_to_tree(state, data, n_slots=2):
     features = np.full((m, n_slots), NO_FEATURE, dtype=ITYPE)
     weights = np.zeros((m, n_slots))
     threshold = np.full(m, TREE_UNDEFINED)
+    category_mask = np.zeros(m, dtype=MASK_DTYPE)
     impurity = np.zeros(m)
     value = np.zeros((m, 1 if data.regression else k))
     for i, (node, parent, is_left) in enumerate(rows):
@@ -962,6 +1032,7 @@ def state_to_tree(state, data, n_slots=2):
             features[i, :2] = state.features[node]
             weights[i, :2] = state.weights[node]
             threshold[i] = state.threshold[node]
+            category_mask[i] = state.category_mask[node]
         wt = weight[node]
         if data.regression:
             mean = sums[node, 1] / wt if wt > 0 else state.leaf_mean[node]
@@ -972,4 +1043,4 @@ def state_to_tree(state, data, n_slots=2):
             impurity[i] = 1.0 - float(np.sum((sums[node] / wt) ** 2)) if wt > 0 else 0.0
     return Tree(cl, cr, features, weights, threshold, impurity,
                 np.array([count[r[0]] for r in rows]), np.array([weight[r[0]] for r in rows]),
-                value, state.n_features)
+                value, state.n_features, category_mask)

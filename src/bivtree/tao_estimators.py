@@ -28,6 +28,7 @@ from .estimators import (
     FittedTreeMixin,
     TreeClassifierOutputs,
     TreeRegressorOutputs,
+    _has_missing,
     _prepare_scales,
     _report_in_user_units,
     _writable,
@@ -76,7 +77,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         # these go to the greedy tree TAO starts from, which takes the same values
         **{name: BaseBivariateTree._parameter_constraints[name]
            for name in ("max_depth", "min_samples_leaf", "n_orientations", "max_pairs",
-                        "n_jobs", "random_state", "verbose")},
+                        "n_jobs", "random_state", "verbose", "categorical_features",
+                        "max_categories")},
         "exact_max_samples": [None, Interval(Integral, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
@@ -86,7 +88,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
 
     def __init__(self, *, alpha, feature_cost, init, max_depth, min_samples_leaf, n_orientations,
                  exact_max_samples, max_iter, time_limit, validation_fraction, max_pairs,
-                 warm_start, n_jobs, random_state, verbose):
+                 warm_start, n_jobs, random_state, verbose, categorical_features="from_dtype",
+                 max_categories=None):
         self.alpha = alpha
         self.feature_cost = feature_cost
         self.init = init
@@ -102,6 +105,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
+        self.max_categories = max_categories
 
     # ----------------------------------------------------------- parameters
     def _check_params(self, n_features):
@@ -139,6 +144,10 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                       max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
                       max_pairs=self.max_pairs, n_jobs=self.n_jobs,
                       random_state=self.random_state)
+        categorical = self._categorical_columns()
+        if categorical.size:
+            # X holds the codes already: the greedy tree takes them as categories
+            est.set_params(categorical_features=categorical.tolist())
         est.fit(X, y, sample_weight=sample_weight)
         return est.tree_
 
@@ -154,12 +163,16 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight, labels, targets, n_classes, start):
         notice_once()
+        if _has_missing(X):
+            raise ValueError(self._missing_refused())
         t0 = start  # time_limit counts from the call to fit
-        exact_max_samples = self._check_params(X.shape[1])
+        categorical = self._categorical_columns()
+        exact_max_samples = self._check_params(X.shape[1] - categorical.size)
         regression = n_classes == 1
         sample_weight, exponent = _prepare_scales(self, X, targets if regression else None,
                                                   sample_weight)
-        data = TAOData(_writable(X, order="F"), labels, targets, sample_weight, n_classes)
+        data = TAOData(_writable(X, order="F"), labels, targets, sample_weight, n_classes,
+                       categorical=categorical)
         init = self.init
         cache = None
         key = (search_key(data, self.n_orientations, exact_max_samples), self._pair_features)
@@ -177,7 +190,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                 init = self._choose_init(X, y, sample_weight, labels, targets, n_classes,
                                          exact_max_samples, t0)
             state = TAOState.from_tree(self._initial_tree(init, X, y, sample_weight),
-                                       regression)
+                                       regression, categorical)
         result, cache = self._run(data, state, exact_max_samples, cache, start=t0)
         self._tao_state = state
         self._search_cache = (key, cache)
@@ -195,6 +208,11 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.feature_importances_ = self._feature_importances(data.X, sample_weight)
         _report_in_user_units(self.tree_, None, exponent, not regression)
         return self
+
+    def _categorical_columns(self):
+        """The columns encoded as categories at fit (``is_categorical_``), as indices."""
+        mask = getattr(self, "is_categorical_", None)
+        return np.zeros(0, dtype=np.int64) if mask is None else np.flatnonzero(mask)
 
     def _criterion_code(self):
         """The split criterion matching TAO's loss: the 0/1 loss, or the squared error.
@@ -225,8 +243,9 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         for name in ("bivariate", "univariate"):
             tree = self._initial_tree(name, X[train], y[train], sample_weight[train])
             part = TAOData(_writable(X[train], order="F"), labels[train], targets[train],
-                           sample_weight[train], n_classes)
-            state = TAOState.from_tree(tree, n_classes == 1)
+                           sample_weight[train], n_classes,
+                           categorical=self._categorical_columns())
+            state = TAOState.from_tree(tree, n_classes == 1, self._categorical_columns())
             self._run(part, state, exact_max_samples, start=start)
             w = sample_weight[val]
             err = tree_loss(state_to_tree(state, part), X[val], labels[val], targets[val], w,
@@ -304,6 +323,17 @@ _TAO_DOC = """
         Seeds the validation split of ``init="auto"``.
     verbose : int, default=0
         Print the objective after every iteration.
+    categorical_features : array-like of int, str or bool, "from_dtype" or None, \
+default="from_dtype"
+        Columns split by category sets (``x in {a, b}``), as for
+        :class:`~bivtree.BivariateTreeClassifier`: the greedy initial tree
+        offers subset splits on them, and each TAO node update also considers
+        the best category set of its reduced problem (a two-class problem, so
+        that set is exact), at the cost of a univariate rule. Linear rules use
+        the other columns only.
+    max_categories : int, default=None
+        Categories kept per categorical column, as for
+        :class:`~bivtree.BivariateTreeClassifier`.
 """
 
 _TAO_ATTRIBUTES = """
@@ -378,13 +408,15 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
     def __init__(self, *, alpha=0.001, feature_cost=1.25, init="bivariate", max_depth=None,
                  min_samples_leaf=1, n_orientations=30, exact_max_samples=None, max_iter=50,
                  time_limit=None, validation_fraction=0.1, max_pairs=None, warm_start=False,
-                 class_weight=None, n_jobs=None, random_state=None, verbose=0):
+                 class_weight=None, n_jobs=None, random_state=None, verbose=0,
+                 categorical_features="from_dtype", max_categories=None):
         super().__init__(
             alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
             exact_max_samples=exact_max_samples, max_iter=max_iter, time_limit=time_limit,
             validation_fraction=validation_fraction, max_pairs=max_pairs,
-            warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+            warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
+            categorical_features=categorical_features, max_categories=max_categories)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -438,13 +470,15 @@ class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):
     def __init__(self, *, alpha=0.001, feature_cost=1.25, init="bivariate", max_depth=None,
                  min_samples_leaf=1, n_orientations=30, exact_max_samples=None, max_iter=50,
                  time_limit=None, validation_fraction=0.1, max_pairs=None, warm_start=False,
-                 n_jobs=None, random_state=None, verbose=0):
+                 n_jobs=None, random_state=None, verbose=0, categorical_features="from_dtype",
+                 max_categories=None):
         super().__init__(
             alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
             exact_max_samples=exact_max_samples, max_iter=max_iter, time_limit=time_limit,
             validation_fraction=validation_fraction, max_pairs=max_pairs,
-            warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+            warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
+            categorical_features=categorical_features, max_categories=max_categories)
 
     def _is_classifier(self):
         return False

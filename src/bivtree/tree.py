@@ -12,6 +12,14 @@ is an unused placeholder) and sends a sample left iff its code ``x[f]`` is an
 integer ``c`` in ``[0, 63]`` with bit ``1 << c`` set in the mask; any other
 value goes right. ``_kernels/traversal.goes_left`` is the one definition of
 both tests.
+
+Every decision node also has a side for missing values, ``missing_go_left[i]``:
+a sample whose node value is NaN (a missing value in a feature the node uses)
+goes left iff it is true. A tree grown on data with missing values stores the
+sides growth learned (``missing_learned``); any other tree takes the default
+rule, :func:`default_missing_left` (the child with more training weight, the
+right one on equal weights), which is also what growth decides at a node that
+saw no missing value.
 """
 
 import json
@@ -20,13 +28,14 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from ._config import DTYPE, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
-from ._kernels.traversal import MAX_CATEGORY, apply_rows, decision_path_rows
+from ._kernels.traversal import MAX_CATEGORY, apply_rows, decision_path_rows, node_spreads
 
-#: version of the dictionary layout produced by :meth:`Tree.to_dict` (2 added
-#: ``category_mask``; version 1 dictionaries, which have none, are still read).
-TREE_FORMAT_VERSION = 2
-#: versions :meth:`Tree.from_dict` reads.
-TREE_FORMAT_VERSIONS_READ = (1, 2)
+#: version of the dictionary layout produced by :meth:`Tree.to_dict` for a tree
+#: with learned missing sides (3 added ``missing_go_left``); a tree without them
+#: is written as version 2 (2 added ``category_mask``), byte for byte as before.
+TREE_FORMAT_VERSION = 3
+#: versions :meth:`Tree.from_dict` reads (1 and 2 take the default missing sides).
+TREE_FORMAT_VERSIONS_READ = (1, 2, 3)
 #: dtype of ``category_mask``: one bit per category code 0..63.
 MASK_DTYPE = np.uint64
 #: number of category codes a categorical node can tell apart (codes 0..63).
@@ -112,6 +121,24 @@ def _as_mask_array(category_mask, n):
     return np.ascontiguousarray(category_mask, dtype=MASK_DTYPE)
 
 
+def default_missing_left(weight_left, weight_right):
+    """The missing side of a node that saw no missing value at fit: the heavier child.
+
+    Left iff the left child holds strictly more training weight (the right child
+    on equal weights), scikit-learn's rule with weights in place of counts.
+    """
+    return bool(weight_left > weight_right)
+
+
+def default_missing_sides(children_left, children_right, weighted_n_node_samples):
+    """:func:`default_missing_left` of every node (``False`` at leaves), as a bool array."""
+    internal = children_left != TREE_LEAF
+    out = np.zeros(children_left.shape[0], dtype=bool)
+    w = weighted_n_node_samples
+    out[internal] = w[children_left[internal]] > w[children_right[internal]]
+    return out
+
+
 def _node_count(data):
     """Number of nodes of a tree dictionary, bounded before any array is built."""
     ids = data["children_left"]
@@ -186,11 +213,25 @@ class Tree:
         Category set of each categorical node (bit ``c`` set: code ``c`` goes
         left), 0 at linear nodes and leaves; ``None`` means no categorical node.
         A categorical node uses only the first slot, with weight 1.
+    missing_go_left : ndarray of bool, shape (n_nodes,), default=None
+        Whether a sample with a missing value (NaN) in a feature the node uses
+        goes left (``False`` at leaves); ``None`` takes the default rule at every
+        node (:func:`default_missing_left`).
+    missing_learned : bool, default=None
+        Whether ``missing_go_left`` holds learned sides; ``None`` means "whether
+        it is given". ``False`` with an array requires the default sides.
+
+    Attributes
+    ----------
+    missing_learned : bool
+        Whether ``missing_go_left`` was given (a tree grown on data with missing
+        values) rather than the default rule; only such a tree writes the array
+        (format version 3) and shows the missing sides in its exports.
     """
 
     def __init__(self, children_left, children_right, features, weights, threshold,
                  impurity, n_node_samples, weighted_n_node_samples, value, n_features,
-                 category_mask=None):
+                 category_mask=None, missing_go_left=None, missing_learned=None):
         self.children_left = np.ascontiguousarray(children_left, dtype=ITYPE)
         self.children_right = np.ascontiguousarray(children_right, dtype=ITYPE)
         self.features = np.ascontiguousarray(np.atleast_2d(features), dtype=ITYPE)
@@ -203,7 +244,26 @@ class Tree:
         self.value = np.ascontiguousarray(np.atleast_2d(value), dtype=DTYPE)
         self.n_features = int(n_features)
         self.category_mask = _as_mask_array(category_mask, self.children_left.shape[0])
+        self.missing_learned = (missing_go_left is not None if missing_learned is None
+                                else bool(missing_learned))
         self._check()
+        default = default_missing_sides(self.children_left, self.children_right,
+                                        self.weighted_n_node_samples)
+        if missing_go_left is None:
+            self.missing_go_left = default
+            return
+        missing_go_left = np.asarray(missing_go_left)
+        if (missing_go_left.shape != (self.node_count,)
+                or missing_go_left.dtype.kind not in "biu"):
+            raise ValueError(f"tree array 'missing_go_left' must hold one boolean per node "
+                             f"({self.node_count})")
+        if not np.isin(missing_go_left, (0, 1)).all():
+            raise ValueError("tree array 'missing_go_left' must hold booleans (0 or 1)")
+        self.missing_go_left = np.ascontiguousarray(missing_go_left, dtype=bool)
+        self.missing_go_left[self.children_left == TREE_LEAF] = False
+        if not self.missing_learned and not np.array_equal(self.missing_go_left, default):
+            raise ValueError("tree array 'missing_go_left' differs from the default sides "
+                             "(the heavier child) but missing_learned is False")
 
     def _check(self):
         n = self.children_left.shape[0]
@@ -337,7 +397,7 @@ class Tree:
         X = self._validate_X(X)
         out = np.empty(X.shape[0], dtype=ITYPE)
         apply_rows(X, self.children_left, self.children_right, self.features, self.weights,
-                   self.threshold, self.category_mask, out)
+                   self.threshold, self.category_mask, self.missing_go_left, out)
         return out
 
     def predict(self, X):
@@ -349,9 +409,32 @@ class Tree:
         X = self._validate_X(X)
         indptr, indices = decision_path_rows(
             X, self.children_left, self.children_right, self.features, self.weights,
-            self.threshold, self.category_mask, self.max_depth + 1)
+            self.threshold, self.category_mask, self.missing_go_left, self.max_depth + 1)
         data = np.ones(indices.shape[0], dtype=np.int64)
         return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    def node_spreads(self, X, sample_weight):
+        """Weighted std of each node's features over the rows of ``X`` reaching it.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+        sample_weight : ndarray of shape (n_samples,)
+
+        Returns
+        -------
+        ndarray of shape (node_count, n_slots)
+            Zero for unused slots, leaves and nodes no weight reached
+            (``_kernels/traversal.node_spreads``).
+        """
+        X = np.asarray(X, dtype=DTYPE)  # either memory order: no copy of a large X
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(
+                f"X has shape {X.shape}; this tree expects (n_samples, {self.n_features})")
+        return node_spreads(X, np.ascontiguousarray(sample_weight, dtype=DTYPE),
+                            self.children_left, self.children_right, self.features,
+                            self.weights, self.threshold, self.category_mask,
+                            self.missing_go_left)
 
     # ---------------------------------------------------------- serialization
     def to_dict(self):
@@ -361,12 +444,15 @@ class Tree:
         shortest repr that reads back to the same double, so predictions are
         bit-for-bit the same after a round trip.
         """
-        out = {"format": "bivtree.Tree", "version": TREE_FORMAT_VERSION,
+        out = {"format": "bivtree.Tree",
+               "version": TREE_FORMAT_VERSION if self.missing_learned else 2,
                "n_features": self.n_features}
         for name in _ARRAYS:
             out[name] = getattr(self, name).tolist()
         # Python ints: JSON writes them exactly, all 64 bits (a float would not)
         out["category_mask"] = self.category_mask.tolist()
+        if self.missing_learned:
+            out["missing_go_left"] = self.missing_go_left.tolist()
         return out
 
     @classmethod
@@ -374,7 +460,8 @@ class Tree:
         """Rebuild a tree written by :meth:`to_dict`; malformed input raises ValueError.
 
         Version 1 dictionaries (no ``category_mask``) are read as trees without
-        categorical nodes.
+        categorical nodes; version 1 and 2 dictionaries (no ``missing_go_left``)
+        take the default missing sides (:func:`default_missing_left`).
         """
         if not isinstance(data, dict) or data.get("format") != "bivtree.Tree":
             raise ValueError("not a bivtree tree dictionary (missing format 'bivtree.Tree')")
@@ -383,7 +470,8 @@ class Tree:
                 version not in TREE_FORMAT_VERSIONS_READ):
             raise ValueError(f"unsupported tree format version {version!r}; this bivtree "
                              f"reads versions {list(TREE_FORMAT_VERSIONS_READ)}")
-        required = _ARRAYS + ("n_features",) + (("category_mask",) if version >= 2 else ())
+        required = (_ARRAYS + ("n_features",) + (("category_mask",) if version >= 2 else ())
+                    + (("missing_go_left",) if version >= 3 else ()))
         missing = [k for k in required if k not in data]
         if missing:
             raise ValueError(f"tree dictionary lacks {missing}")
@@ -408,7 +496,15 @@ class Tree:
                 raise ValueError("tree array 'category_mask' must be a list of integers in "
                                  "[0, 2**64)")
             mask = np.array(mask, dtype=MASK_DTYPE)
-        return cls(n_features=n_features, category_mask=mask, **arrays)
+        missing = None
+        if version >= 3:
+            missing = data["missing_go_left"]
+            if not (isinstance(missing, list) and len(missing) == _node_count(data)
+                    and all(isinstance(v, bool) for v in missing)):
+                raise ValueError("tree array 'missing_go_left' must be a list of booleans, one "
+                                 "per node")
+            missing = np.array(missing, dtype=bool)
+        return cls(n_features=n_features, category_mask=mask, missing_go_left=missing, **arrays)
 
     def to_json(self):
         """The :meth:`to_dict` form as a JSON string."""
@@ -426,13 +522,15 @@ class Tree:
     def copy(self):
         """Deep copy."""
         return Tree(n_features=self.n_features, category_mask=self.category_mask.copy(),
+                    missing_go_left=self.missing_go_left.copy() if self.missing_learned else None,
                     **{name: getattr(self, name).copy() for name in _ARRAYS})
 
     def __eq__(self, other):
         if not isinstance(other, Tree) or other.n_features != self.n_features:
             return False
-        return all(np.array_equal(getattr(self, n), getattr(other, n))
-                   for n in _ARRAYS + ("category_mask",))
+        return self.missing_learned == other.missing_learned and all(
+            np.array_equal(getattr(self, n), getattr(other, n))
+            for n in _ARRAYS + ("category_mask", "missing_go_left"))
 
     __hash__ = None
 
@@ -480,10 +578,11 @@ def subtree(tree, keep_as_leaf):
     weights = tree.weights[order].copy()
     threshold = tree.threshold[order].copy()
     category_mask = tree.category_mask[order].copy()
+    missing = tree.missing_go_left[order].copy() if tree.missing_learned else None
     features[leaf] = NO_FEATURE
     weights[leaf] = 0.0
     threshold[leaf] = TREE_UNDEFINED
     category_mask[leaf] = 0
     return Tree(cl, cr, features, weights, threshold, tree.impurity[order],
                 tree.n_node_samples[order], tree.weighted_n_node_samples[order],
-                tree.value[order], tree.n_features, category_mask)
+                tree.value[order], tree.n_features, category_mask, missing)

@@ -33,7 +33,15 @@ from numba import njit, prange
 from .._config import NUMBA_OPTS
 from .directions import gather_pair
 from .pair_scaling import pair_rule_weight
-from .scan import CriterionCuts, Cut, best_cut, gather_node, scan_projection
+from .scan import (
+    CriterionCuts,
+    Cut,
+    best_cut,
+    count_missing,
+    gather_node,
+    scan_projection,
+    scan_sorted,
+)
 from .traversal import project_row
 
 
@@ -64,7 +72,7 @@ def scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weig
     """
     w = pair_rule_weight(math.cos(theta), math.sin(theta), inv_scale_j, inv_scale_k)
     if not math.isfinite(w) or w == 0.0:
-        return Cut(-np.inf, 0.0)
+        return Cut(-np.inf, 0.0, False)
     rule_weights[1] = w
     return scan_projection(pair_x, rows, rule_features, rule_weights, values, cuts)
 
@@ -79,8 +87,12 @@ def binned_cut(values, n_bins, cuts, bins):
     (:func:`~bivtree._kernels.scan.best_cut`) then scores. ``bins`` holds the
     scratch pseudo-samples (:func:`_bin_buffers`). Leaf-size limits count
     pseudo-samples, so they are only approximated; the stored split's threshold
-    is always re-scanned exactly.
+    is always re-scanned exactly. Values with NaN (rows missing a feature of
+    the pair) are ranked by the exact scan instead, which sends the missing
+    rows to their better side (:func:`~bivtree._kernels.scan.scan_sorted`).
     """
+    if count_missing(values) > 0:
+        return scan_sorted(values, cuts).proxy
     bin_values, bin_labels, bin_targets, bin_weights, order = bins
     n = values.shape[0]
     lo = values[0]

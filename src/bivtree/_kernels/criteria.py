@@ -133,11 +133,46 @@ def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
     best_pos : int
         Last sorted position that goes left, ``-1`` when no cut is valid.
     """
+    # no rows held aside (n_start = 0): the left side starts empty, and the
+    # start_counts argument (here tot_counts) is not read
+    return best_cut_offset(values, order, labels, targets, sample_weight, criterion,
+                           tot_counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
+                           left_counts, right_counts, tot_counts, 0.0, 0.0, 0,
+                           order.shape[0], False)
+
+
+@njit(**NUMBA_OPTS)
+def best_cut_offset(values, order, labels, targets, sample_weight, criterion,
+                    tot_counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
+                    left_counts, right_counts, start_counts, start_w, start_t, n_start,
+                    n_total, cut_after_last):
+    """:func:`best_cut_sorted` when some of the node's rows are held aside on one side.
+
+    The sorted rows ``order`` are the node's rows whose value is known; the
+    other rows (the node's missing values) are fixed on one side: on the left
+    when their count ``n_start`` is positive, with their totals ``start_counts``
+    (class weights), ``start_w`` (weight) and ``start_t`` (weighted target sum),
+    so every left prefix starts from them; on the right when ``n_start`` is 0
+    (``start_counts`` is then not read, ``start_w`` and ``start_t`` are 0), since
+    the node totals ``tot_counts``, ``w_total``, ``t_sum`` and ``n_total`` (the
+    number of rows) include them and the right side is the node minus the left.
+    ``cut_after_last`` also allows the cut after the last sorted row (every
+    known value left, the rows held aside right). With nothing held aside this
+    is exactly :func:`best_cut_sorted`'s scan.
+
+    Returns
+    -------
+    best_proxy : float
+        ``-inf`` when no cut is valid.
+    best_pos : int
+        Last sorted position that goes left (``order.shape[0] - 1``: the cut
+        after the last row), ``-1`` when no cut is valid.
+    """
     n = order.shape[0]
     n_classes = tot_counts.shape[0]
     best_proxy = -np.inf
     best_pos = -1
-    w_left = 0.0
+    w_left = start_w
     regression = criterion == SQUARED_ERROR
     # running sums of the proxy terms
     sq_left = 0.0
@@ -146,16 +181,21 @@ def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
     xl_right = 0.0
     max_left = 0.0
     max_right = 0.0
-    sum_left = 0.0
+    sum_left = start_t
     if not regression:
         for c in range(n_classes):
-            left_counts[c] = 0.0
-            right_counts[c] = tot_counts[c]
-            sq_right += tot_counts[c] * tot_counts[c]
-            xl_right += xlogx(tot_counts[c])
-            max_right = max(max_right, tot_counts[c])
-    last = n - min_samples_leaf  # positions >= last leave too few samples on the right
-    for p in range(n - 1):
+            held = start_counts[c] if n_start > 0 else 0.0
+            left_counts[c] = held
+            right_counts[c] = tot_counts[c] - held
+            sq_left += left_counts[c] * left_counts[c]
+            xl_left += xlogx(left_counts[c])
+            max_left = max(max_left, left_counts[c])
+            sq_right += right_counts[c] * right_counts[c]
+            xl_right += xlogx(right_counts[c])
+            max_right = max(max_right, right_counts[c])
+    last = n_total - min_samples_leaf  # more rows left than this leave too few on the right
+    n_cuts = n if cut_after_last else n - 1
+    for p in range(n_cuts):
         i = order[p]
         w = sample_weight[i]
         w_left += w
@@ -179,11 +219,12 @@ def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
                     max_right = 0.0
                     for k in range(n_classes):
                         max_right = max(max_right, right_counts[k])
-        if p + 1 < min_samples_leaf:
+        n_left = n_start + p + 1
+        if n_left < min_samples_leaf:
             continue
-        if p + 1 > last:
+        if n_left > last:
             break
-        if values[order[p + 1]] <= values[i]:
+        if p + 1 < n and values[order[p + 1]] <= values[i]:
             continue
         w_right = w_total - w_left
         if w_left < min_weight_leaf or w_right < min_weight_leaf:

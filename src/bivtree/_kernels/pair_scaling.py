@@ -56,13 +56,21 @@ class PairRule(NamedTuple):
 
 @njit(**NUMBA_OPTS)
 def min_max_scaling(X, rows, f):
-    """:class:`FeatureScaling` mapping feature ``f`` to [0, 1] over ``X[rows, f]``."""
+    """:class:`FeatureScaling` mapping feature ``f`` to [0, 1] over ``X[rows, f]``.
+
+    Missing values (NaN) are left out: the scaling is that of the known values
+    (offset 0 and inverse scale 0 when there is none).
+    """
     lo = np.inf
     hi = -np.inf
     for p in range(rows.shape[0]):
         v = X[rows[p], f]
+        if math.isnan(v):
+            continue
         lo = min(lo, v)
         hi = max(hi, v)
+    if lo > hi:
+        return FeatureScaling(0.0, 0.0)
     span = hi - lo
     if span > 0.0 and math.isfinite(span):
         return FeatureScaling(lo, 1.0 / span)

@@ -7,8 +7,20 @@ split criterion (:func:`~bivtree._kernels.criteria.best_cut_sorted`), other
 algorithms bring their own record (TAO's two pseudo-classes) and register its
 scan with :func:`best_cut`. The loops that project the samples (a rule, every
 direction of a pair) are written once and take any cut objective.
+
+**Missing values.** A NaN value is a missing one (a row missing a feature the
+projected rule uses). Without NaN, :func:`scan_sorted` is the scan it always
+was. With NaN, the cuts are those of the known values, and the rows with a
+missing value go, together, to the left or to the right side: both are scored
+(:func:`best_cut_missing`) and the better is kept, the right side on ties (as
+scikit-learn, which searches that side first). With the missing rows on the
+right the cut after the last known value is allowed too (every known value
+left, every missing one right); its threshold is :data:`ALL_KNOWN_LEFT`. Both
+searches together are exact for this problem: the best over every partition
+of the known values by a cut times the side of the missing rows.
 """
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -17,24 +29,39 @@ from numba.core import types
 from numba.extending import overload
 
 from .._config import NUMBA_OPTS
-from .criteria import best_cut_sorted, midpoint_threshold, node_totals, proxy_base
+from .criteria import (
+    best_cut_offset,
+    best_cut_sorted,
+    midpoint_threshold,
+    node_totals,
+    proxy_base,
+)
 from .sorting import argsort_values
 from .traversal import project_row
 
+#: threshold of the cut that sends every known value left and the missing ones
+#: right: the largest double, so every finite projection is at most it (the
+#: finite stand-in for scikit-learn's ``inf`` threshold of the same split).
+ALL_KNOWN_LEFT = float(np.finfo(np.float64).max)
+
 
 class Cut(NamedTuple):
-    """Best cut of a projection: ``proxy`` (``-inf``: no valid cut) and its threshold."""
+    """Best cut of a projection: ``proxy`` (``-inf``: no valid cut), its threshold, and
+    whether the rows with a missing (NaN) value go left (``False`` when there are none)."""
 
     proxy: float
     threshold: float
+    missing_left: bool
 
 
 class RuleScan(NamedTuple):
-    """Best cut of a rule's projection and the node constant ``base`` (``G = base - proxy``)."""
+    """Best cut of a rule's projection and the node constant ``base`` (``G = base - proxy``);
+    ``missing_left`` as in :class:`Cut`."""
 
     proxy: float
     threshold: float
     base: float
+    missing_left: bool
 
 
 class CriterionCuts(NamedTuple):
@@ -95,6 +122,88 @@ def _best_cut_of_criterion(values, order, cuts):
     return scan
 
 
+def best_cut_missing(values, order, missing, cuts):
+    """``(best proxy, last sorted position going left, missing_left)`` with missing rows.
+
+    ``order`` sorts the rows whose value is known, ``missing`` lists the others
+    (node-local positions). Compiled code only, chosen by the type of ``cuts``
+    like :func:`best_cut`. Position ``order.shape[0] - 1`` is the cut after the
+    last known value (missing rows right).
+    """
+    raise NotImplementedError("best_cut_missing is only callable from compiled code")
+
+
+@overload(best_cut_missing)
+def _best_cut_missing_of_criterion(values, order, missing, cuts):
+    if not cut_objective_is(cuts, CriterionCuts):
+        return None
+
+    def scan(values, order, missing, cuts):
+        n_classes = cuts.counts.shape[0]
+        held = np.zeros(n_classes)
+        held_w = 0.0
+        held_t = 0.0
+        for q in range(missing.shape[0]):
+            i = missing[q]
+            w = cuts.weights[i]
+            held_w += w
+            held_t += w * cuts.targets[i]
+            held[cuts.labels[i]] += w
+        n_total = order.shape[0] + missing.shape[0]
+        # missing rows right first (the left prefix starts empty), then left
+        proxy, pos = best_cut_offset(
+            values, order, cuts.labels, cuts.targets, cuts.weights, cuts.criterion,
+            cuts.counts, cuts.w_total, cuts.t_sum, cuts.min_samples_leaf, cuts.min_weight_leaf,
+            cuts.left_counts, cuts.right_counts, held, 0.0, 0.0, 0, n_total, True)
+        proxy_l, pos_l = best_cut_offset(
+            values, order, cuts.labels, cuts.targets, cuts.weights, cuts.criterion,
+            cuts.counts, cuts.w_total, cuts.t_sum, cuts.min_samples_leaf, cuts.min_weight_leaf,
+            cuts.left_counts, cuts.right_counts, held, held_w, held_t, missing.shape[0],
+            n_total, False)
+        if proxy_l > proxy:
+            return proxy_l, pos_l, True
+        return proxy, pos, False
+    return scan
+
+
+@njit(**NUMBA_OPTS)
+def scan_with_missing(values, n_missing, cuts):
+    """:func:`scan_sorted` for values of which ``n_missing`` are NaN (see the module notes)."""
+    n = values.shape[0]
+    n_known = n - n_missing
+    if n_known == 0:
+        return Cut(-np.inf, 0.0, False)
+    known = np.empty(n_known, dtype=np.int64)
+    missing = np.empty(n_missing, dtype=np.int64)
+    a = 0
+    b = 0
+    for p in range(n):
+        if math.isnan(values[p]):
+            missing[b] = p
+            b += 1
+        else:
+            known[a] = p
+            a += 1
+    order = known[argsort_values(values[known])]
+    proxy, pos, missing_left = best_cut_missing(values, order, missing, cuts)
+    if pos < 0:
+        return Cut(-np.inf, 0.0, False)
+    if pos == n_known - 1:
+        return Cut(proxy, ALL_KNOWN_LEFT, missing_left)
+    return Cut(proxy, midpoint_threshold(values[order[pos]], values[order[pos + 1]]),
+               missing_left)
+
+
+@njit(**NUMBA_OPTS)
+def count_missing(values):
+    """Number of NaN entries of ``values``."""
+    n_missing = 0
+    for p in range(values.shape[0]):
+        if math.isnan(values[p]):
+            n_missing += 1
+    return n_missing
+
+
 @njit(**NUMBA_OPTS)
 def gather_node(samples, labels, targets, sample_weight, n_classes, criterion):
     """Node-local copies of labels, targets and weights, and the node's totals.
@@ -126,17 +235,20 @@ def gather_node(samples, labels, targets, sample_weight, n_classes, criterion):
 def scan_sorted(values, cuts):
     """Sort ``values`` and return the best :class:`Cut` under the cut objective ``cuts``.
 
-    The threshold is the midpoint of the two values around the cut
+    NaN values are missing ones (:func:`scan_with_missing`). The threshold is the midpoint of the two values around the cut
     (:func:`~bivtree._kernels.criteria.midpoint_threshold`).
     """
+    n_missing = count_missing(values)
+    if n_missing > 0:
+        return scan_with_missing(values, n_missing, cuts)
     n = values.shape[0]
     order = argsort_values(values)
     if values[order[n - 1]] <= values[order[0]]:
-        return Cut(-np.inf, 0.0)
+        return Cut(-np.inf, 0.0, False)
     proxy, pos = best_cut(values, order, cuts)
     if pos < 0:
-        return Cut(-np.inf, 0.0)
-    return Cut(proxy, midpoint_threshold(values[order[pos]], values[order[pos + 1]]))
+        return Cut(-np.inf, 0.0, False)
+    return Cut(proxy, midpoint_threshold(values[order[pos]], values[order[pos + 1]]), False)
 
 
 @njit(**NUMBA_OPTS)
@@ -176,4 +288,4 @@ def scan_rule(X, samples, features, weights, labels, targets, sample_weight, n_c
     cut = scan_projection(X, samples, features, weights, values, CriterionCuts(
         node_labels, node_targets, node_weight, criterion, counts, w_total, t_sum,
         min_samples_leaf, min_weight_leaf, left, right))
-    return RuleScan(cut.proxy, cut.threshold, base)
+    return RuleScan(cut.proxy, cut.threshold, base, cut.missing_left)

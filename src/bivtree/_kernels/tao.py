@@ -1,12 +1,13 @@
 """Kernels of tree alternating optimization (TAO) over a fixed tree structure.
 
 The tree being optimized is held as plain arrays (``children_left``,
-``children_right``, ``features``, ``weights``, ``threshold``) like
-:class:`bivtree.tree.Tree`, with one addition: a *zero-variate* decision node
-uses no feature (``features = [-1, -1]``), so :func:`project_row` gives 0 and
-the node sends every sample left when its threshold is ``+1`` and right when it
-is ``-1``. Routing therefore goes through the same ``project_row <= threshold``
-test as a stored tree (:mod:`bivtree._kernels.traversal`).
+``children_right``, ``features``, ``weights``, ``threshold``, ``category_mask``)
+like :class:`bivtree.tree.Tree`, with one addition: a *zero-variate* decision
+node uses no feature (``features = [-1, -1]``), so :func:`project_row` gives 0
+and the node sends every sample left when its threshold is ``+1`` and right when
+it is ``-1``. Routing therefore goes through the same test as a stored tree,
+``goes_left`` (:mod:`bivtree._kernels.traversal`): the projection for a linear
+node, the category set for a categorical one.
 
 Leaves hold a class index (classification) or a mean (regression); the loss of
 a sample at a leaf is its weight times the 0/1 loss, or times the squared error.
@@ -34,16 +35,19 @@ from numba.extending import overload
 from .._config import MISCLASSIFICATION, NUMBA_OPTS
 from .directions import gather_pair, scan_directions
 from .pair_scaling import larger_coefficient_first, min_max_scaling
-from .scan import best_cut, cut_objective_is, scan_projection
+from .scan import best_cut, best_cut_missing, cut_objective_is, scan_projection
 from .sweep import sweep_pair
-from .traversal import project_row
+from .traversal import goes_left
 
 
 @njit(inline="always", **NUMBA_OPTS)
-def leaf_of(X, i, node, children_left, children_right, features, weights, threshold):
+def leaf_of(X, i, node, children_left, children_right, features, weights, threshold,
+            category_mask):
     """Leaf reached by row ``i`` of ``X`` from ``node`` down."""
     while children_left[node] != -1:
-        if project_row(X, i, features[node], weights[node]) <= threshold[node]:
+        # TAO refuses missing values, so no NaN reaches a node's test
+        if goes_left(X, i, features[node], weights[node], threshold[node],
+                     category_mask[node], False):
             node = children_left[node]
         else:
             node = children_right[node]
@@ -61,7 +65,7 @@ def sample_loss(i, leaf, labels, targets, sample_weight, leaf_class, leaf_mean, 
 
 @njit(parallel=True, **NUMBA_OPTS)
 def node_paths(X, rows, children_left, children_right, features, weights, threshold,
-               n_levels):
+               category_mask, n_levels):
     """Node visited at every depth by each row (``-1`` below the row's leaf).
 
     Returns
@@ -75,7 +79,8 @@ def node_paths(X, rows, children_left, children_right, features, weights, thresh
         d = 0
         out[p, 0] = 0
         while children_left[node] != -1:
-            if project_row(X, i, features[node], weights[node]) <= threshold[node]:
+            if goes_left(X, i, features[node], weights[node], threshold[node],
+                         category_mask[node], False):
                 node = children_left[node]
             else:
                 node = children_right[node]
@@ -86,7 +91,8 @@ def node_paths(X, rows, children_left, children_right, features, weights, thresh
 
 @njit(parallel=True, **NUMBA_OPTS)
 def child_losses(X, samples, owner, children_left, children_right, features, weights,
-                 threshold, labels, targets, sample_weight, leaf_class, leaf_mean, regression):
+                 threshold, category_mask, labels, targets, sample_weight, leaf_class,
+                 leaf_mean, regression):
     """Loss of each sample when sent down the left and the right subtree of its node.
 
     ``owner[p]`` is the decision node whose reduced set holds ``samples[p]``.
@@ -98,9 +104,9 @@ def child_losses(X, samples, owner, children_left, children_right, features, wei
         i = samples[p]
         node = owner[p]
         a = leaf_of(X, i, children_left[node], children_left, children_right, features,
-                    weights, threshold)
+                    weights, threshold, category_mask)
         b = leaf_of(X, i, children_right[node], children_left, children_right, features,
-                    weights, threshold)
+                    weights, threshold, category_mask)
         loss_left[p] = sample_loss(i, a, labels, targets, sample_weight, leaf_class,
                                    leaf_mean, regression)
         loss_right[p] = sample_loss(i, b, labels, targets, sample_weight, leaf_class,
@@ -109,14 +115,16 @@ def child_losses(X, samples, owner, children_left, children_right, features, wei
 
 
 @njit(parallel=True, **NUMBA_OPTS)
-def total_loss(X, rows, children_left, children_right, features, weights, threshold, labels,
-               targets, sample_weight, leaf_class, leaf_mean, regression):
+def total_loss(X, rows, children_left, children_right, features, weights, threshold,
+               category_mask, labels, targets, sample_weight, leaf_class, leaf_mean,
+               regression):
     """Summed weighted loss of ``rows`` under the tree (summed in row order)."""
     n = rows.shape[0]
     losses = np.empty(n)
     for p in prange(n):
         i = rows[p]
-        leaf = leaf_of(X, i, 0, children_left, children_right, features, weights, threshold)
+        leaf = leaf_of(X, i, 0, children_left, children_right, features, weights, threshold,
+                       category_mask)
         losses[p] = sample_loss(i, leaf, labels, targets, sample_weight, leaf_class,
                                 leaf_mean, regression)
     s = 0.0
@@ -192,6 +200,18 @@ def _best_cut_of_pseudolabels(values, order, cuts):
 
     def scan(values, order, cuts):
         return scan_pseudolabels(values, order, cuts.labels, cuts.weights, cuts.w0, cuts.w1)
+    return scan
+
+
+@overload(best_cut_missing)
+def _best_cut_missing_of_pseudolabels(values, order, missing, cuts):
+    # TAO refuses data with missing values before any reduced problem is built
+    # (tao_estimators), so no projection it scans holds NaN: no valid cut here
+    if not cut_objective_is(cuts, PseudolabelCuts):
+        return None
+
+    def scan(values, order, missing, cuts):
+        return -np.inf, -1, False
     return scan
 
 
@@ -400,10 +420,11 @@ class RuleErrors(NamedTuple):
 
 
 @njit(parallel=True, **NUMBA_OPTS)
-def rule_errors(X, care, rule_node, rule_features, rule_weights, rule_threshold):
+def rule_errors(X, care, rule_node, rule_features, rule_weights, rule_threshold, rule_mask):
     """Weighted pseudolabel error of rules on their nodes' care samples, both ways round.
 
-    Rule ``q`` is evaluated on node ``rule_node[q]`` of ``care``
+    Rule ``q`` (a category set where ``rule_mask[q] != 0``, see
+    :func:`~bivtree._kernels.traversal.goes_left`) is evaluated on node ``rule_node[q]`` of ``care``
     (:class:`CareSets`). ``keep[q]``: samples going left should prefer the left
     child; ``flip[q]``: the children swapped. Both are summed in sample order,
     so one partition always gets the same value.
@@ -421,7 +442,8 @@ def rule_errors(X, care, rule_node, rule_features, rule_weights, rule_threshold)
         e_flip = 0.0
         for p in range(care.offsets[r], care.offsets[r + 1]):
             i = care.samples[p]
-            go_left = project_row(X, i, rule_features[q], rule_weights[q]) <= rule_threshold[q]
+            go_left = goes_left(X, i, rule_features[q], rule_weights[q], rule_threshold[q],
+                                rule_mask[q], False)
             if go_left == (care.labels[p] == 0):
                 e_flip += care.weights[p]
             else:

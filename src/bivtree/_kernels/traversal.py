@@ -9,7 +9,15 @@ A node is either linear or categorical:
   ``f = features[0]``, whose values are category codes, and a sample goes left
   iff its code ``c = x[f]`` is an integer in ``[0, 63]`` whose bit ``1 << c`` is
   set in the 64-bit mask. Any other value (a code never seen at fit, a code
-  outside ``[0, 63]``, a fraction, NaN) goes right.
+  outside ``[0, 63]``, a fraction) goes right.
+
+**Missing values.** A sample is *missing* at a node when the node's value for
+it is NaN: for a linear node the projection (NaN exactly when one of the used
+features is NaN, the data being finite otherwise), for a categorical node the
+code. Every decision node stores the side a missing sample takes,
+``missing_left`` (learned at fit, see :mod:`bivtree.growing`). Non-missing
+samples are tested as before, so a tree fitted on data without NaN routes every
+complete row exactly as it did before missing values were supported.
 
 :func:`goes_left` is that decision, and growth (:func:`partition_samples`),
 prediction (:func:`apply_rows`, :func:`decision_path_rows`) and the splitters'
@@ -18,6 +26,8 @@ value a split was chosen on and the value the stored rule computes are the same
 floating-point number: the rule routes each training sample exactly as the
 search decided.
 """
+
+import math
 
 import numpy as np
 from numba import njit, prange
@@ -57,17 +67,37 @@ def in_category_set(code, category_mask):
 
 
 @njit(inline="always", **NUMBA_OPTS)
-def goes_left(X, i, features, weights, threshold, category_mask):
+def goes_left(X, i, features, weights, threshold, category_mask, missing_left):
     """Whether row ``i`` of ``X`` goes to the left child of a node.
 
     ``category_mask`` (uint64) is 0 for a linear node, whose test is
     ``project_row(...) <= threshold`` exactly as before categorical nodes
     existed; otherwise the node is categorical and ``threshold`` and
-    ``weights`` are not read.
+    ``weights`` are not read. A sample whose node value is NaN (a missing
+    value in a feature the node uses) goes left iff ``missing_left``.
     """
     if category_mask != np.uint64(0):
-        return in_category_set(X[i, features[0]], category_mask)
-    return project_row(X, i, features, weights) <= threshold
+        code = X[i, features[0]]
+        if math.isnan(code):
+            return missing_left
+        return in_category_set(code, category_mask)
+    s = project_row(X, i, features, weights)
+    if s <= threshold:
+        return True
+    # NaN fails the comparison above: only then is the missing side read
+    return missing_left and math.isnan(s)
+
+
+@njit(**NUMBA_OPTS)
+def rows_missing(X, samples, features):
+    """Whether any of ``samples`` has NaN in one of the used ``features`` (``-1``: unused)."""
+    for p in range(samples.shape[0]):
+        i = samples[p]
+        for k in range(features.shape[0]):
+            f = features[k]
+            if f >= 0 and math.isnan(X[i, f]):
+                return True
+    return False
 
 
 @njit(**NUMBA_OPTS)
@@ -78,12 +108,14 @@ def project_samples(X, samples, features, weights, out):
 
 
 @njit(**NUMBA_OPTS)
-def partition_samples(X, samples, start, end, features, weights, threshold, category_mask=0):
+def partition_samples(X, samples, start, end, features, weights, threshold, category_mask=0,
+                      missing_left=False):
     """Reorder ``samples[start:end]`` in place: left-going first; return the split point.
 
-    ``category_mask`` (0: a linear node) is the node's category set, see
-    :func:`goes_left`. The order within each side is kept (a stable
-    partition), so a build is reproducible whatever the splitter did before.
+    ``category_mask`` (0: a linear node) is the node's category set and
+    ``missing_left`` the side of a missing value, see :func:`goes_left`.
+    The order within each side is kept (a stable partition), so a build is
+    reproducible whatever the splitter did before.
     """
     mask = np.uint64(category_mask)
     n = end - start
@@ -91,7 +123,7 @@ def partition_samples(X, samples, start, end, features, weights, threshold, cate
     n_left = 0
     for p in range(start, end):
         i = samples[p]
-        if goes_left(X, i, features, weights, threshold, mask):
+        if goes_left(X, i, features, weights, threshold, mask, missing_left):
             samples[start + n_left] = i
             n_left += 1
         else:
@@ -103,13 +135,13 @@ def partition_samples(X, samples, start, end, features, weights, threshold, cate
 
 @njit(parallel=True, **NUMBA_OPTS)
 def apply_rows(X, children_left, children_right, features, weights, threshold, category_mask,
-               out):
+               missing_left, out):
     """Leaf id reached by every row of ``X``."""
     for i in prange(X.shape[0]):
         node = 0
         while children_left[node] != -1:
             if goes_left(X, i, features[node], weights[node], threshold[node],
-                         category_mask[node]):
+                         category_mask[node], missing_left[node]):
                 node = children_left[node]
             else:
                 node = children_right[node]
@@ -118,7 +150,7 @@ def apply_rows(X, children_left, children_right, features, weights, threshold, c
 
 @njit(**NUMBA_OPTS)
 def decision_path_rows(X, children_left, children_right, features, weights, threshold,
-                       category_mask, max_len):
+                       category_mask, missing_left, max_len):
     """CSR pieces (indptr, indices) of the nodes each row of ``X`` visits."""
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -130,7 +162,7 @@ def decision_path_rows(X, children_left, children_right, features, weights, thre
         pos += 1
         while children_left[node] != -1:
             if goes_left(X, i, features[node], weights[node], threshold[node],
-                         category_mask[node]):
+                         category_mask[node], missing_left[node]):
                 node = children_left[node]
             else:
                 node = children_right[node]
@@ -138,3 +170,55 @@ def decision_path_rows(X, children_left, children_right, features, weights, thre
             pos += 1
         indptr[i + 1] = pos
     return indptr, indices[:pos]
+
+
+@njit(**NUMBA_OPTS)
+def node_spreads(X, sample_weight, children_left, children_right, features, weights, threshold,
+                 category_mask, missing_left):
+    """Weighted standard deviation of each used feature over the rows reaching each node.
+
+    One pass over the rows and their paths, with Welford's weighted update (stable
+    when a feature's values sit far from zero), so no row-by-node table is built:
+    a tree of 10^5 nodes on 10^6 rows needs a few megabytes instead of gigabytes.
+    At each node only the rows that know every feature of its test count.
+
+    Returns
+    -------
+    float64 (n_nodes, n_slots)
+        ``std[node, s]`` for the feature ``features[node, s]`` of a decision node;
+        0 for unused slots, leaves and nodes that no weight reached.
+    """
+    n_nodes, n_slots = features.shape
+    w_sum = np.zeros(n_nodes)
+    mean = np.zeros((n_nodes, n_slots))
+    m2 = np.zeros((n_nodes, n_slots))
+    for i in range(X.shape[0]):
+        w = sample_weight[i]
+        node = 0
+        while children_left[node] != -1:
+            known = w > 0.0
+            for s in range(n_slots):
+                f = features[node, s]
+                if f >= 0 and math.isnan(X[i, f]):
+                    known = False
+            if known:
+                w_sum[node] += w
+                share = w / w_sum[node]
+                for s in range(n_slots):
+                    f = features[node, s]
+                    if f >= 0:
+                        x = X[i, f]
+                        delta = x - mean[node, s]
+                        mean[node, s] += share * delta
+                        m2[node, s] += w * delta * (x - mean[node, s])
+            if goes_left(X, i, features[node], weights[node], threshold[node],
+                         category_mask[node], missing_left[node]):
+                node = children_left[node]
+            else:
+                node = children_right[node]
+    std = np.zeros((n_nodes, n_slots))
+    for node in range(n_nodes):
+        if w_sum[node] > 0.0:
+            for s in range(n_slots):
+                std[node, s] = np.sqrt(max(m2[node, s] / w_sum[node], 0.0))
+    return std

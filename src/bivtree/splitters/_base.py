@@ -51,6 +51,8 @@ class SplitData:
         Criterion code from ``bivtree._config``.
     min_samples_leaf : int
     min_weight_leaf : float
+    has_missing : bool
+        Whether ``X`` holds a missing value (NaN) among the fitted samples.
     """
 
     X: np.ndarray
@@ -61,6 +63,7 @@ class SplitData:
     criterion: int
     min_samples_leaf: int = 1
     min_weight_leaf: float = 0.0
+    has_missing: bool = False
 
     @property
     def n_features(self):
@@ -80,6 +83,11 @@ class Split:
     bit ``1 << c`` is set, anything else goes right; ``weights`` is then
     ``[1, 0, ...]`` and ``threshold`` an unused placeholder
     (``_kernels/traversal.goes_left``).
+
+    ``missing_left`` is the side the search sent the samples missing a value of
+    the test (NaN in a used feature) to. Growth keeps it only when the node's
+    training samples include such a sample; otherwise missing values go to the
+    child with more training weight (:mod:`bivtree.growing`).
     """
 
     features: np.ndarray
@@ -88,19 +96,23 @@ class Split:
     objective: float
     info: dict = field(default_factory=dict)
     category_mask: int = 0
+    missing_left: bool = False
 
     @property
     def n_features(self):
         return int(np.count_nonzero(self.features >= 0))
 
 
-def make_split(features, weights, threshold, objective, *, category_mask=0, **info):
+def make_split(features, weights, threshold, objective, *, category_mask=0, missing_left=False,
+               **info):
     """Build a :class:`Split` with the first weight scaled to 1 by the caller.
 
-    ``category_mask`` (an int, 0 for a linear test) makes it a categorical test.
+    ``category_mask`` (an int, 0 for a linear test) makes it a categorical test;
+    ``missing_left`` is the side of the samples missing a value of the test.
     """
     return Split(np.asarray(features, dtype=ITYPE), np.asarray(weights, dtype=DTYPE),
-                 float(threshold), float(objective), dict(info), int(category_mask))
+                 float(threshold), float(objective), dict(info), int(category_mask),
+                 bool(missing_left))
 
 
 def candidate_pairs(features):
@@ -130,11 +142,17 @@ class Splitter:
     max_node_features = 1
     #: whether the search looks at feature pairs (used to warn about their number).
     searches_pairs = False
+    #: whether :meth:`find_split` may run for several nodes at once (it changes no state
+    #: of the splitter), so that a fit with several threads grows subtrees in parallel.
+    parallel_subtrees = False
     #: the estimators it grows trees for: ``"classification"``, ``"regression"``.
     tasks = ("classification", "regression")
     #: option name -> allowed values (bivtree._validation); its keys are every
     #: option ``__init__`` takes, and so the valid keys of ``splitter_options``.
     _parameter_constraints: ClassVar[dict] = {}
+    #: whether the search handles missing values (NaN in X); the estimators
+    #: refuse NaN at fit for a splitter that does not.
+    supports_missing = True
     #: options the estimators fill in from their own parameters of the same name
     #: (``"feature_names"``: the estimator's ``feature_names_in_``); a key of
     #: ``splitter_options`` overrides them.

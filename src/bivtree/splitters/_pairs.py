@@ -48,7 +48,8 @@ def finish_bivariate(data, samples, univariate, best_pair, pair_j, pair_k, dir_a
         tolerance = BEATS_TOLERANCE * max(w_node, abs(rescan.base))
         if objective >= univariate.objective - tolerance:
             return univariate
-    return make_split(features, weights, rescan.threshold, objective, kind="bivariate",
+    return make_split(features, weights, rescan.threshold, objective,
+                      missing_left=rescan.missing_left, kind="bivariate",
                       direction=int(direction), **info)
 
 

@@ -7,10 +7,12 @@ At every node:
    most ``exhaustive_work`` sample scans (small nodes), the node gets exactly
    the ``"orientations"`` search (bivariate CART);
 3. otherwise only the pairs among the ``max_pair_features`` features with the
-   best univariate cuts (fewer on nodes of a few samples) are searched: ``n_coarse`` angles each, then the
-   ``n_refine`` best pairs are refined by step halving for ``n_rounds`` rounds
+   best univariate cuts (fewer on nodes of a few samples) are searched, and the
+   pairs of the ``n_anchors`` best of them with every other varying feature (a
+   feature weak alone may still tilt the best cut well): ``n_coarse`` angles
+   each, then the ``n_refine`` best pairs are refined by step halving for ``n_rounds`` rounds
    (:mod:`bivtree._kernels.angle_search`), down to an angular resolution of
-   ``180 / (n_coarse 2^(n_rounds+1))`` degrees (0.7 degrees by default, against
+   ``180 / (n_coarse 2^(n_rounds+1))`` degrees (0.56 degrees by default, against
    ``180 / n_orientations`` = 6 degrees for the fixed directions). Nodes with
    more than ``max_scan_samples`` samples choose their directions on that many
    samples spread evenly over the node; each refined candidate then gets its
@@ -22,9 +24,14 @@ only if it beats the best univariate split (as in every bivariate splitter).
 Guarantees: the split is never worse than the exact best univariate split; on
 nodes searched exhaustively it is the ``"orientations"`` split; the result
 depends neither on the thread count nor on the run. It is not the optimal
-bivariate split (``"optimal"`` is), and on large nodes it may miss a pair whose
-features are weak alone, or a direction that only the full sample would rank
+bivariate split (``"optimal"`` is), and on large nodes it may miss a pair of two
+features weak alone, or a direction that only the full sample would rank
 first.
+
+Missing values (NaN): every scan scores the samples missing a feature of the
+candidate on both sides (:mod:`bivtree._kernels.scan`), scalings use the known
+values, and a coarse angle of a pair with missing values is ranked by the exact
+scan rather than the histogram.
 """
 
 from typing import ClassVar
@@ -49,15 +56,40 @@ def spread_rows(samples, size):
     return samples[(np.arange(size, dtype=np.int64) * n) // size]
 
 
-def screened_features(features, proxies, inv_scale, size):
-    """The ``size`` varying ``features`` with the best univariate proxies, sorted by index.
+def ranked_features(features, proxies, inv_scale):
+    """The varying ``features``, best univariate proxy first.
 
     Ties go to the lower feature index; features without a valid cut come last.
     """
     varying = inv_scale[features] > 0
     order = np.lexsort((features, -np.where(np.isfinite(proxies), proxies, -np.inf)))
-    order = order[varying[order]]
-    return np.sort(features[order[:size]])
+    return features[order[varying[order]]]
+
+
+def screened_features(features, proxies, inv_scale, size):
+    """The ``size`` varying ``features`` with the best univariate proxies, sorted by index."""
+    return np.sort(ranked_features(features, proxies, inv_scale)[:size])
+
+
+def screened_pairs(features, proxies, inv_scale, size, n_anchors):
+    """The pairs the focused search scans, as ``(pair_j, pair_k)`` in lexicographic order.
+
+    Every pair among the ``size`` best varying features, and every pair of one
+    of the ``n_anchors`` best with any other varying feature.
+    """
+    ranked = ranked_features(features, proxies, inv_scale)
+    top = np.sort(ranked[:size])
+    pair_j, pair_k = candidate_pairs(top)
+    anchors = ranked[:min(n_anchors, size)]
+    others = ranked[size:]
+    if anchors.size == 0 or others.size == 0:
+        return pair_j, pair_k
+    a = np.repeat(anchors, others.size)
+    b = np.tile(others, anchors.size)
+    pair_j = np.concatenate([pair_j, np.minimum(a, b)])
+    pair_k = np.concatenate([pair_k, np.maximum(a, b)])
+    order = np.lexsort((pair_k, pair_j))
+    return pair_j[order], pair_k[order]
 
 
 @register
@@ -71,11 +103,14 @@ class AutoSplitter(Splitter):
     exhaustive_work : int, default=0
         A node gets the exhaustive search when ``n_samples * n_pairs * n_directions``
         is at most this.
-    max_pair_features : int, default=10
+    max_pair_features : int, default=12
         Otherwise, the pairs among this many features (best univariate cuts) are
         searched; nodes of fewer than ``2 * max_pair_features`` samples screen half
         as many features as they have samples, at least 4.
-    n_coarse : int, default=8
+    n_anchors : int, default=1
+        The pairs of this many of the screened features (the best ones) with
+        every other varying feature are searched too.
+    n_coarse : int, default=5
         Angles per pair in the coarse phase.
     n_bins : int, default=32
         Nodes with more than ``2 * n_bins`` samples rank the coarse angles by a
@@ -83,7 +118,7 @@ class AutoSplitter(Splitter):
         rows, up to 256 (0: always sort).
     n_refine : int, default=3
         Pairs refined after the coarse phase.
-    n_rounds : int, default=4
+    n_rounds : int, default=5
         Step-halving rounds of the refinement.
     max_scan_samples : int, default=4096
         Larger nodes choose directions on this many of their samples.
@@ -92,10 +127,12 @@ class AutoSplitter(Splitter):
     name = "auto"
     max_node_features = 2
     searches_pairs = True
+    parallel_subtrees = True
     _parameter_constraints: ClassVar[dict] = {
         "n_orientations": [Interval(Integral, 1, None, closed="left")],
         "exhaustive_work": [Interval(Integral, 0, None, closed="left")],
         "max_pair_features": [Interval(Integral, 2, None, closed="left")],
+        "n_anchors": [Interval(Integral, 0, None, closed="left")],
         "n_coarse": [Interval(Integral, 1, None, closed="left")],
         "n_bins": [Interval(Integral, 0, None, closed="left")],
         "n_refine": [Interval(Integral, 1, None, closed="left")],
@@ -104,10 +141,11 @@ class AutoSplitter(Splitter):
     }
     estimator_params = ("n_orientations",)
 
-    def __init__(self, n_orientations=30, exhaustive_work=0, max_pair_features=10,
-                 n_coarse=8, n_bins=32, n_refine=3, n_rounds=4, max_scan_samples=4096):
+    def __init__(self, n_orientations=30, exhaustive_work=0, max_pair_features=12, n_anchors=1,
+                 n_coarse=5, n_bins=32, n_refine=3, n_rounds=5, max_scan_samples=4096):
         options = {"n_orientations": n_orientations, "exhaustive_work": exhaustive_work,
-                   "max_pair_features": max_pair_features, "n_coarse": n_coarse,
+                   "max_pair_features": max_pair_features, "n_anchors": n_anchors,
+                   "n_coarse": n_coarse,
                    "n_bins": n_bins,
                    "n_refine": n_refine, "n_rounds": n_rounds,
                    "max_scan_samples": max_scan_samples}
@@ -122,8 +160,7 @@ class AutoSplitter(Splitter):
         focused = self._focused_work(n_features, self.max_pair_features)
         if self.exhaustive_work > 0 or all_pairs * self.dir_a.size <= focused:
             return all_pairs
-        m = min(n_features, self.max_pair_features)
-        return m * (m - 1) // 2
+        return self._focused_pairs(n_features, self.max_pair_features)
 
     def _screen_size(self, n):
         """Features screened at a node of ``n`` samples: ``max_pair_features``, fewer on tiny nodes.
@@ -134,10 +171,15 @@ class AutoSplitter(Splitter):
         """
         return min(self.max_pair_features, max(4, n // 2))
 
-    def _focused_work(self, n_varying, m):
-        """Projections the coarse-to-fine search scans among ``min(n_varying, m)`` features."""
+    def _focused_pairs(self, n_varying, m):
+        """Pairs the focused search scans when ``m`` of ``n_varying`` features are screened."""
         m = min(n_varying, m)
-        return m * (m - 1) // 2 * self.n_coarse + 2 * self.n_refine * self.n_rounds
+        return m * (m - 1) // 2 + min(self.n_anchors, m) * (n_varying - m)
+
+    def _focused_work(self, n_varying, m):
+        """Projections the coarse-to-fine search scans when ``m`` features are screened."""
+        return (self._focused_pairs(n_varying, m) * self.n_coarse
+                + 2 * self.n_refine * self.n_rounds)
 
     def _coarse_bins(self, n):
         """Bins of the coarse phase's histogram scans on ``n`` rows (0: exact scans).
@@ -163,14 +205,15 @@ class AutoSplitter(Splitter):
             with threads_for_work(n * exhaustive):
                 return best_direction_split(data, samples, features, univariate, self.dir_a,
                                             self.dir_b, scaling.offset, scaling.inv_scale)
-        top = screened_features(features, cuts.proxies, scaling.inv_scale, screen)
+        pair_j, pair_k = screened_pairs(features, cuts.proxies, scaling.inv_scale, screen,
+                                        self.n_anchors)
         rows = spread_rows(samples, self.max_scan_samples)
         with threads_for_work(rows.shape[0] * focused):
-            return self._coarse_to_fine(data, samples, rows, top, univariate, scaling.inv_scale)
+            return self._coarse_to_fine(data, samples, rows, pair_j, pair_k, univariate,
+                                        scaling.inv_scale)
 
-    def _coarse_to_fine(self, data, samples, rows, top, univariate, inv_scale):
-        """The best of ``univariate`` and the refined directions of the pairs among ``top``."""
-        pair_j, pair_k = candidate_pairs(top)
+    def _coarse_to_fine(self, data, samples, rows, pair_j, pair_k, univariate, inv_scale):
+        """The best of ``univariate`` and the refined directions of the pairs ``(pair_j, pair_k)``."""
         if pair_j.size == 0:
             return univariate
         found = coarse_to_fine_search(

@@ -6,6 +6,10 @@ univariate test; the bivariate test is used only when it beats the best
 univariate one. The winning test is transformed back to the original units
 (the paper's example: ``X1 + X2 <= 1.5`` on scaled data becomes
 ``X1 + 0.00543 X2 <= 2.5163``).
+
+Missing values (NaN): the scaling is that of the known values; the samples
+missing a feature of a test go, together, to its better side (every cut of the
+known projections times the side of the missing samples is scored).
 """
 
 import numpy as np
@@ -23,6 +27,7 @@ class DiagonalSplitter(Splitter):
     """BIT2: the sum and the difference of each pair of [0, 1]-scaled features."""
 
     name = "diagonal"
+    parallel_subtrees = True
     max_node_features = 2
     searches_pairs = True
 
@@ -31,8 +36,10 @@ class DiagonalSplitter(Splitter):
         # positive weight (zero-weight samples are ignored by the fit, so they
         # must not move the scaling and with it the searched directions)
         X = data.X[data.sample_weight > 0] if np.any(data.sample_weight > 0) else data.X
-        lo = X.min(axis=0)
-        span = X.max(axis=0) - lo
+        # the known values' range (NaN, a missing value, is left out; a column
+        # with no known value gets span NaN and so inverse scale 0)
+        lo = np.fmin.reduce(X, axis=0)
+        span = np.fmax.reduce(X, axis=0) - lo
         self.offset = np.ascontiguousarray(lo)
         with np.errstate(divide="ignore"):
             self.inv_scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)

@@ -206,7 +206,7 @@ def climb_pair(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets
     n_classes = counts.shape[0]
     left = np.empty(n_classes)
     right = np.empty(n_classes)
-    proxy, threshold = scan_values(zi, node_labels, node_targets, node_weight, criterion,
+    proxy, threshold, _ = scan_values(zi, node_labels, node_targets, node_weight, criterion,
                                    counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
                                    left, right)
     if proxy == -np.inf:
@@ -260,7 +260,7 @@ def climb_pair(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets
         a_j /= s
         for p in range(n):
             trial[p] = a_i * zi[p] + a_j * zj[p]
-        proxy, t_scan = scan_values(trial, node_labels, node_targets, node_weight, criterion,
+        proxy, t_scan, _ = scan_values(trial, node_labels, node_targets, node_weight, criterion,
                                     counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
                                     left, right)
         if proxy > -np.inf:
@@ -399,6 +399,8 @@ class HillClimbSplitter(Splitter):
     """
 
     name = "hillclimb"
+    #: missing values (NaN) are refused at fit: this search does not handle them
+    supports_missing = False
     max_node_features = 2
     searches_pairs = True
     _parameter_constraints: ClassVar[dict] = {

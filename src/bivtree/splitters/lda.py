@@ -67,10 +67,16 @@ from numba import njit, prange
 from .._config import ITYPE, NUMBA_OPTS
 from .._kernels.criteria import impurity_of, midpoint_threshold, summarize_samples, xlogx
 from .._kernels.scan import gather_node, scan_values
-from .._kernels.traversal import MAX_CATEGORY, partition_samples, project_samples
+from .._kernels.traversal import partition_samples, project_samples
 from .._validation import Integral, Interval, check_params
 from ..tree import MASK_DTYPE, categories_to_mask
 from ._base import BEATS_TOLERANCE, Splitter, make_split, register
+from ._categorical import (
+    check_category_codes,
+    node_categories,
+    resolve_categorical,
+    subset_below,
+)
 
 #: gain codes understood by the kernels; scores are "higher is better".
 GAIN_CRITERION = 0
@@ -136,7 +142,7 @@ def best_threshold(values, node_labels, node_targets, node_weight, counts, w_tot
     left = np.empty(n_classes)
     right = np.empty(n_classes)
     if gain == GAIN_CRITERION:
-        proxy, t = scan_values(values, node_labels, node_targets, node_weight, criterion,
+        proxy, t, _ = scan_values(values, node_labels, node_targets, node_weight, criterion,
                                counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
                                left, right)
         if proxy == -np.inf:
@@ -494,60 +500,6 @@ def contributions(w, delta, scatter):
         return np.where(num > 0, np.where(den > 0, num / den, np.inf), 0.0)
 
 
-def _check_category_codes(X, categorical, feature_names):
-    """Raise ValueError unless every categorical column holds integer codes in [0, 63].
-
-    A categorical node stores its category set as the bits of a 64-bit mask,
-    so codes are the bit positions.
-    """
-    for f in categorical:
-        col = X[:, f]
-        bad = ~((col >= 0) & (col <= MAX_CATEGORY) & (col == np.floor(col)))
-        if bad.any():
-            name = (f"{feature_names[f]!r} (column {f})" if feature_names is not None
-                    else f"column {f}")
-            value = float(col[bad][0])
-            raise ValueError(
-                f"categorical feature {name} holds {value!r}: categorical features must hold "
-                f"integer category codes in [0, {MAX_CATEGORY}] (encode them with "
-                "sklearn.preprocessing.OrdinalEncoder)")
-
-
-def _resolve_categorical(categorical_features, n_features, feature_names):
-    """Indices of the categorical columns from scikit-learn's conventions."""
-    if categorical_features is None:
-        return np.zeros(0, dtype=ITYPE)
-    cats = np.asarray(categorical_features)
-    if cats.ndim != 1:
-        raise ValueError("categorical_features must be a 1-D list of indices, names or a "
-                         "boolean mask")
-    if cats.size == 0:
-        return np.zeros(0, dtype=ITYPE)
-    if cats.dtype.kind == "b":
-        if cats.shape[0] != n_features:
-            raise ValueError(f"categorical_features as a boolean mask has {cats.shape[0]} "
-                             f"entries; X has {n_features} features")
-        return np.flatnonzero(cats).astype(ITYPE)
-    if cats.dtype.kind in "US O":
-        if feature_names is None:
-            raise ValueError("categorical_features names columns, but X has no feature "
-                             "names; pass column indices or a boolean mask")
-        names = [str(n) for n in feature_names]
-        idx = []
-        for c in cats:
-            if str(c) not in names:
-                raise ValueError(f"categorical feature {c!r} is not a column of X")
-            idx.append(names.index(str(c)))
-        return np.unique(np.asarray(idx, dtype=ITYPE))
-    if cats.dtype.kind not in "iu":
-        raise ValueError(f"categorical_features must hold integer indices, names or booleans, "
-                         f"got {cats.dtype}")
-    if cats.min() < 0 or cats.max() >= n_features:
-        raise ValueError(f"categorical_features index out of range for {n_features} features: "
-                         f"{cats.tolist()}")
-    return np.unique(cats.astype(ITYPE))
-
-
 @register
 class LDASplitter(Splitter):
     """MUST: LDA directions on a few selected features, exact thresholds.
@@ -589,6 +541,8 @@ class LDASplitter(Splitter):
     """
 
     name = "lda"
+    #: missing values (NaN) are refused at fit: this search does not handle them
+    supports_missing = False
     searches_pairs = False
     # the discriminant needs class labels
     tasks = ("classification",)
@@ -632,9 +586,9 @@ class LDASplitter(Splitter):
 
     # ----------------------------------------------------------------- set-up
     def prepare(self, data):
-        self.categorical_ = _resolve_categorical(self.categorical_features, data.n_features,
-                                                 self.feature_names)
-        _check_category_codes(data.X, self.categorical_, self.feature_names)
+        self.categorical_ = resolve_categorical(self.categorical_features, data.n_features,
+                                                self.feature_names)
+        check_category_codes(data.X, self.categorical_, self.feature_names)
         self.is_categorical_ = np.zeros(data.n_features, dtype=bool)
         self.is_categorical_[self.categorical_] = True
 
@@ -790,8 +744,7 @@ class LDASplitter(Splitter):
         The Split is categorical: the codes of the subset go left (a code the
         node never saw goes right).
         """
-        codes = data.X[samples, feature]
-        cats, inverse = np.unique(codes, return_inverse=True)
+        cats, inverse = node_categories(data.X[samples, feature])
         if cats.size < 2:
             return None
         w = data.sample_weight[samples]
@@ -806,9 +759,7 @@ class LDASplitter(Splitter):
                                       data.min_weight_leaf)
         if score == -np.inf:
             return None
-        # the samples with share <= cut are exactly those whose code is in the subset,
-        # so the stored set routes the partition that was scored
-        subset = cats[share <= cut]
+        subset = subset_below(cats, share, cut)
         return score, self._make(data, samples, [feature], [1.0], 0.0, score,
                                  category_mask=categories_to_mask(subset), kind="categorical",
                                  categories=[int(c) for c in subset])

@@ -99,6 +99,8 @@ class OptimalSplitter(Splitter):
     """
 
     name = "optimal"
+    #: missing values (NaN) are refused at fit: this search does not handle them
+    supports_missing = False
     max_node_features = 2
     searches_pairs = True
     _parameter_constraints: ClassVar[dict] = {

@@ -11,6 +11,12 @@ samples (rather than the whole training set) keeps the directions meaningful
 deep in the tree, where a node covers a small part of each feature's range.
 Axis-aligned directions (t = 0 and t = 90 degrees) are skipped in the pair
 search: they are univariate splits, which the exact univariate search covers.
+
+Missing values (NaN): each feature's scaling is that of its known values, a
+sample missing either feature of a pair goes, with the others missing it, to
+the left or to the right side, both scored; for its fixed directions the search
+is exact for that problem (every cut of the known projections times the side of
+the missing samples).
 """
 
 from typing import ClassVar
@@ -47,6 +53,7 @@ class OrientationSplitter(Splitter):
     """
 
     name = "orientations"
+    parallel_subtrees = True
     max_node_features = 2
     searches_pairs = True
     _parameter_constraints: ClassVar[dict] = {"n_orientations": [Interval(Integral, 1, None, closed="left")]}

@@ -5,6 +5,13 @@ distinct values, keep the best proxy; the threshold is the midpoint of the two
 values around the cut. Ties go to the lower feature index and then the lower
 cut, so the result never depends on thread count (scikit-learn instead breaks
 ties by a random feature order).
+
+Missing values (NaN) follow scikit-learn's trees: for each feature the cuts
+are those of the samples where it is known, the samples missing it go left or
+right together (both are scored, right on ties), and one more split sends
+every known value left and every missing one right. The search is exact for
+that problem: the best over every cut of the known values times the side of
+the missing ones (:mod:`bivtree._kernels.scan`).
 """
 
 from typing import NamedTuple
@@ -20,11 +27,13 @@ from ._base import Splitter, make_split, register
 
 class FeatureCuts(NamedTuple):
     """Best ``proxies`` and ``thresholds`` per candidate feature (proxy ``-inf``: no valid
-    cut), and the node constant ``base`` (``G = base - proxy``)."""
+    cut), the node constant ``base`` (``G = base - proxy``) and, per feature, whether its
+    missing values go left (``missing_left``)."""
 
     proxies: np.ndarray
     thresholds: np.ndarray
     base: float
+    missing_left: np.ndarray
 
 
 @njit(parallel=True, **NUMBA_OPTS)
@@ -41,6 +50,7 @@ def univariate_search(X, samples, features, labels, targets, sample_weight, n_cl
     n_candidates = features.shape[0]
     proxies = np.full(n_candidates, -np.inf)
     thresholds = np.zeros(n_candidates)
+    missing_left = np.zeros(n_candidates, dtype=np.bool_)
     for c in prange(n_candidates):
         f = features[c]
         values = np.empty(n, dtype=np.float64)
@@ -52,7 +62,8 @@ def univariate_search(X, samples, features, labels, targets, sample_weight, n_cl
                           w_total, t_sum, min_samples_leaf, min_weight_leaf, left, right)
         proxies[c] = cut.proxy
         thresholds[c] = cut.threshold
-    return FeatureCuts(proxies, thresholds, base)
+        missing_left[c] = cut.missing_left
+    return FeatureCuts(proxies, thresholds, base, missing_left)
 
 
 def univariate_cuts(data, samples, features):
@@ -68,7 +79,8 @@ def univariate_cuts(data, samples, features):
     if len(parts) == 1:
         return parts[0]
     return FeatureCuts(np.concatenate([p.proxies for p in parts]),
-                       np.concatenate([p.thresholds for p in parts]), parts[0].base)
+                       np.concatenate([p.thresholds for p in parts]), parts[0].base,
+                       np.concatenate([p.missing_left for p in parts]))
 
 
 def univariate_split_from_cuts(cuts, features):
@@ -79,7 +91,8 @@ def univariate_split_from_cuts(cuts, features):
     if not np.isfinite(cuts.proxies[best]):
         return None
     return make_split([features[best], -1], [1.0, 0.0], cuts.thresholds[best],
-                      cuts.base - cuts.proxies[best], kind="univariate")
+                      cuts.base - cuts.proxies[best], missing_left=bool(cuts.missing_left[best]),
+                      kind="univariate")
 
 
 def best_univariate_split(data, samples, features):
@@ -93,6 +106,7 @@ class UnivariateSplitter(Splitter):
 
     name = "univariate"
     max_node_features = 1
+    parallel_subtrees = True
 
     def find_split(self, data, samples, features):
         return best_univariate_split(data, samples, features)

@@ -1,0 +1,494 @@
+"""Categorical features in every splitter: the subset search, encoded input, exports.
+
+- the shared subset search against brute force over every subset (two classes
+  and regression: exact, Breiman's order), and its multi-class heuristic never
+  better than brute force;
+- routing as scored, 1 vs 2 threads and JSON round trips with categorical
+  columns, for every registered splitter;
+- ``categorical_features`` (indices, names, mask, ``"from_dtype"``), category
+  values kept and printed, ``max_categories``, unseen categories, sparse input
+  and mixed-dtype DataFrames.
+"""
+
+import copy
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import naive
+from bivtree import (
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+    export_graphviz,
+    export_rules,
+    export_text,
+    from_json,
+    to_json,
+)
+from bivtree._config import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+from bivtree._tabular import INFREQUENT_LABEL
+from bivtree.splitters import SPLITTERS, SplitData
+from bivtree.splitters._categorical import WithCategories, best_subset_split
+from bivtree.splitters.lda import LDASplitter
+from test_splitter_contract import HYPOTHESIS, Model, check_routes_as_scored
+
+CRITERION_CODES = {**CLASSIFICATION_CRITERIA, **REGRESSION_CRITERIA}
+MODELS = ([Model(name, task) for name in sorted(SPLITTERS) for task in SPLITTERS[name].tasks]
+          + [Model("tao", task) for task in ("classification", "regression")])
+MODEL_PARAMS = [pytest.param(m, id=str(m)) for m in MODELS]
+
+
+# ================================================================ the subset search
+@st.composite
+def category_problems(draw, regression, n_classes=2):
+    """A node: codes spread over [0, 63] (not a range), targets or labels, weights."""
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    rng = np.random.default_rng(seed)
+    k = draw(st.integers(2, 7))
+    n = draw(st.integers(2, 30))
+    alphabet = rng.choice(64, size=k, replace=False).astype(float)
+    codes = alphabet[rng.integers(0, k, n)]
+    if regression:
+        y = (rng.integers(0, 3, n).astype(float) if draw(st.booleans())
+             else rng.normal(size=n) * 10.0 ** rng.integers(-2, 3))
+    else:
+        y = rng.integers(0, n_classes, n)
+    w = {"ones": np.ones(n), "integer": rng.integers(1, 4, n).astype(float),
+         "float": rng.uniform(0.1, 2.0, n)}[draw(st.sampled_from(["ones", "integer", "float"]))]
+    return codes, y, w
+
+
+def subset_split(codes, y, w, criterion, n_classes):
+    regression = criterion == "squared_error"
+    n = codes.size
+    data = SplitData(
+        X=np.asfortranarray(codes[:, None]),
+        labels=np.zeros(n, dtype=np.int64) if regression else y.astype(np.int64),
+        targets=y.astype(float) if regression else np.zeros(n),
+        sample_weight=w, n_classes=1 if regression else n_classes,
+        criterion=CRITERION_CODES[criterion])
+    return best_subset_split(data, np.arange(n, dtype=np.int64), 0)
+
+
+def check_subset(codes, y, w, criterion, n_classes, exact):
+    split = subset_split(codes, y, w, criterion, n_classes)
+    if np.unique(codes).size < 2:
+        assert split is None
+        return
+    brute = naive.best_category_subset(codes, y, w, criterion, n_classes)
+    scale = float(w.sum()) * (1.0 + float(np.max(np.abs(y))) ** 2)
+    if split is None:
+        # every category has the same key: no subset does better than the node itself
+        node = float(w.sum()) * naive.impurity(y, w, criterion, n_classes)
+        assert brute == pytest.approx(node, rel=1e-9, abs=1e-9 * scale)
+        return
+    # the stored set routes the partition it reported
+    mask = int(split.category_mask)
+    left = np.array([(mask >> int(c)) & 1 == 1 for c in codes])
+    g = naive.weighted_child_impurity(left, y, w, criterion, n_classes)
+    assert split.objective == pytest.approx(g, rel=1e-9, abs=1e-9 * scale)
+    assert 0 < left.sum() < codes.size
+    if exact:
+        assert split.objective == pytest.approx(brute, rel=1e-9, abs=1e-9 * scale)
+    else:
+        assert split.objective >= brute - 1e-9 * scale
+
+
+@settings(max_examples=150, **HYPOTHESIS)
+@given(problem=category_problems(regression=False),
+       criterion=st.sampled_from(["gini", "entropy", "misclassification"]))
+def test_two_class_subset_is_the_best_of_all_subsets(problem, criterion):
+    check_subset(*problem, criterion, 2, exact=True)
+
+
+@settings(max_examples=150, **HYPOTHESIS)
+@given(problem=category_problems(regression=True))
+def test_regression_subset_is_the_best_of_all_subsets(problem):
+    check_subset(*problem, "squared_error", 1, exact=True)
+
+
+def check_subset_with_missing(codes, y, w, criterion, n_classes, holes):
+    codes = np.where(holes, np.nan, codes)
+    split = subset_split(codes, y, w, criterion, n_classes)
+    brute = naive.best_category_subset_missing(codes, y, w, criterion, n_classes)
+    scale = float(w.sum()) * (1.0 + float(np.max(np.abs(y))) ** 2)
+    if split is None:
+        # no subset and side does better than the node itself (or nothing varies)
+        node = float(w.sum()) * naive.impurity(y, w, criterion, n_classes)
+        assert brute == math.inf or brute == pytest.approx(node, rel=1e-9, abs=1e-9 * scale)
+        return
+    # the stored set and missing side route the partition the search reported
+    mask = int(split.category_mask)
+    missing = np.isnan(codes)
+    left = np.where(missing, split.missing_left,
+                    [(not m) and (mask >> int(c)) & 1 == 1 for c, m in
+                     zip(np.nan_to_num(codes), missing)])
+    assert 0 < left.sum() < codes.size
+    g = naive.weighted_child_impurity(left, y, w, criterion, n_classes)
+    assert split.objective == pytest.approx(g, rel=1e-9, abs=1e-9 * scale)
+    assert split.objective == pytest.approx(brute, rel=1e-9, abs=1e-9 * scale)
+
+
+@settings(max_examples=150, **HYPOTHESIS)
+@given(problem=category_problems(regression=False),
+       criterion=st.sampled_from(["gini", "entropy", "misclassification"]),
+       seed=st.integers(0, 2 ** 32 - 1), share=st.sampled_from([0.1, 0.3, 0.6]))
+def test_two_class_subset_with_missing_categories_is_the_best_of_all(problem, criterion,
+                                                                    seed, share):
+    holes = np.random.default_rng(seed).uniform(size=problem[0].size) < share
+    check_subset_with_missing(*problem, criterion, 2, holes)
+
+
+@settings(max_examples=150, **HYPOTHESIS)
+@given(problem=category_problems(regression=True), seed=st.integers(0, 2 ** 32 - 1),
+       share=st.sampled_from([0.1, 0.3, 0.6]))
+def test_regression_subset_with_missing_categories_is_the_best_of_all(problem, seed, share):
+    holes = np.random.default_rng(seed).uniform(size=problem[0].size) < share
+    check_subset_with_missing(*problem, "squared_error", 1, holes)
+
+
+@settings(max_examples=100, **HYPOTHESIS)
+@given(problem=category_problems(regression=False, n_classes=4),
+       criterion=st.sampled_from(["gini", "entropy"]))
+def test_more_classes_route_as_scored_and_never_beat_brute_force(problem, criterion):
+    check_subset(*problem, criterion, 4, exact=False)
+
+
+def test_more_classes_heuristic_finds_a_one_against_the_rest_split():
+    # class 2 lives in categories 5 and 9 only: the best subset is {5, 9}
+    codes = np.repeat([1.0, 5.0, 7.0, 9.0, 11.0], 6)
+    y = np.array([0] * 6 + [2] * 6 + [1] * 6 + [2] * 6 + [0, 1] * 3)
+    split = subset_split(codes, y, np.ones(codes.size), "gini", 3)
+    assert sorted(split.info["categories"]) in ([5, 9], [1, 7, 11])
+
+
+# ================================================================ the estimators
+def categorical_fit_data(seed, n=40, regression=False):
+    """Two numeric columns and two categorical ones (codes with gaps, text)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 2))
+    colour = rng.choice(["red", "green", "blue", "black", "white"], n)
+    size = rng.choice([3, 10, 40], n)
+    score = x[:, 0] + np.isin(colour, ["red", "white"]) * 1.5 - (size == 10)
+    frame = pd.DataFrame({"a": x[:, 0], "b": x[:, 1], "colour": colour, "size": size})
+    if regression:
+        return frame, score + 0.2 * rng.normal(size=n)
+    return frame, (score + 0.3 * rng.normal(size=n) > 0.5).astype(int)
+
+
+def fit_recorded(model, X, y, w, params):
+    """Fit on a frame with categories, recording every search that can return a subset."""
+    est = model.make(categorical_features=["colour", "size"], **params)
+    if model.splitter is None:  # TAO: no split search to record
+        return est.fit(X, y, sample_weight=w), []
+    cls = LDASplitter if model.kind == "lda" else WithCategories
+    calls = []
+    original = cls.find_split
+
+    def find_split(self, data, samples, features):
+        split = original(self, data, samples, features)
+        calls.append((data, np.array(samples), split))
+        return split
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cls, "find_split", find_split)
+        est.fit(X, y, sample_weight=w)
+    return est, calls
+
+
+@pytest.mark.parametrize("model", MODEL_PARAMS)
+@settings(max_examples=8, **HYPOTHESIS)
+@given(seed=st.integers(0, 10_000), max_depth=st.sampled_from([1, 3, None]),
+       min_samples_leaf=st.integers(1, 3), weighted=st.booleans())
+def test_categorical_rules_route_training_samples_as_scored(model, seed, max_depth,
+                                                            min_samples_leaf, weighted):
+    frame, y = categorical_fit_data(seed, regression=model.regression)
+    rng = np.random.default_rng(seed)
+    w = rng.integers(0, 3, y.size).astype(float) if weighted else np.ones(y.size)
+    w[:2] = 1.0
+    est, calls = fit_recorded(model, frame, y, w, {"max_depth": max_depth,
+                                                   "min_samples_leaf": min_samples_leaf})
+    encoded = est._validate_X_predict(frame)
+    assert calls or model.splitter is None
+    # the walk reads codes: the same estimator, taking the encoded matrix as it is
+    on_codes = copy.copy(est)
+    on_codes.categories_ = None
+    del on_codes.feature_names_in_
+    check_routes_as_scored(model, on_codes, calls, encoded, y, w)
+    # bivariate and linear rules use numeric features only
+    tree = est.tree_
+    linear = ~tree.is_leaf & ~tree.is_categorical
+    assert not np.isin(tree.features[linear], [2, 3]).any()
+    assert np.isin(tree.features[tree.is_categorical, 0], [2, 3]).all()
+
+
+def fitted(model, seed=3, **params):
+    frame, y = categorical_fit_data(seed, n=120, regression=model.regression)
+    return model.make(categorical_features="from_dtype", max_depth=4, **params).fit(
+        frame.astype({"size": "category"}), y), frame.astype({"size": "category"}), y
+
+
+@pytest.mark.parametrize("model", MODEL_PARAMS)
+def test_categories_one_and_two_threads_give_identical_trees(model):
+    one, frame, _ = fitted(model, n_jobs=1)
+    two, _, _ = fitted(model, n_jobs=2)
+    assert one.tree_.is_categorical.any()
+    for a, b in ((one, two),):
+        ja, jb = json.loads(to_json(a)), json.loads(to_json(b))
+        for j in (ja, jb):
+            j.pop("fit_time")
+            j["params"].pop("n_jobs", None)
+        assert ja == jb
+    np.testing.assert_array_equal(one.predict(frame), two.predict(frame))
+
+
+@pytest.mark.parametrize("model", MODEL_PARAMS)
+def test_categories_json_round_trip_keeps_the_values(model, tmp_path):
+    est, frame, _ = fitted(model)
+    text = to_json(est)
+    back = from_json(text)
+    assert to_json(back) == text
+    assert back.categories_[2].tolist() == ["black", "blue", "green", "red", "white"]
+    assert back.categories_[3].tolist() == [3, 10, 40]
+    assert back.is_categorical_.tolist() == [False, False, True, True]
+    np.testing.assert_array_equal(back.predict(frame), est.predict(frame))
+    assert export_text(back) == export_text(est)
+    path = tmp_path / "m.json"
+    est.save(path)
+    assert type(est).load(path).categories_[2].tolist() == est.categories_[2].tolist()
+
+
+def test_rules_print_category_values():
+    frame, y = categorical_fit_data(0, n=200)
+    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    assert est.tree_.is_categorical.any()
+    text = export_text(est)
+    assert "if colour in {black, blue, green}:" in text, text
+    assert "# colour not in {black, blue, green}" in text, text
+    rules = export_rules(est)
+    conditions = [c["text"] for row in rules for c in row["conditions"]]
+    assert "colour in {black, blue, green}" in conditions, conditions
+    assert "colour not in {black, blue, green}" in conditions, conditions
+    dot = export_graphviz(est)
+    assert "colour in {black, blue, green}" in dot
+
+
+# ====================================================== categorical_features, input
+def test_categorical_features_accepts_indices_names_masks_and_dtypes():
+    frame, y = categorical_fit_data(1, n=80)
+    arrays = frame.to_numpy(dtype=object)
+    ref = BivariateTreeClassifier(max_depth=3, random_state=0).fit(frame, y)
+    assert ref.is_categorical_.tolist() == [False, False, True, False]  # text only
+    expected = export_text(BivariateTreeClassifier(
+        max_depth=3, categorical_features=["colour", "size"]).fit(frame, y))
+    for spec, X in ((["colour", "size"], frame), ([2, 3], frame), ([2, 3], arrays),
+                    ([False, False, True, True], frame)):
+        est = BivariateTreeClassifier(max_depth=3, categorical_features=spec).fit(X, y)
+        assert est.is_categorical_.tolist() == [False, False, True, True]
+        names = list(frame.columns) if X is arrays else None
+        assert export_text(est, feature_names=names) == expected
+    # pandas category columns, numbers included
+    est = BivariateTreeClassifier(max_depth=3).fit(frame.astype({"size": "category"}), y)
+    assert est.is_categorical_.tolist() == [False, False, True, True]
+    assert list(est.feature_names_in_) == ["a", "b", "colour", "size"]
+
+
+def test_codes_follow_the_category_dtype_and_only_seen_categories():
+    frame = pd.DataFrame({"x": pd.Categorical(["lo", "hi", "lo", "hi"],
+                                              categories=["lo", "mid", "hi"])})
+    est = BivariateTreeClassifier().fit(frame, [0, 1, 0, 1])
+    assert est.categories_[0].tolist() == ["lo", "hi"]
+    np.testing.assert_array_equal(est._validate_X_predict(frame)[:, 0], [0, 1, 0, 1])
+
+
+def test_bad_categorical_specs_are_named():
+    frame, y = categorical_fit_data(1)
+    with pytest.raises(ValueError, match="'colr' is not a column"):
+        BivariateTreeClassifier(categorical_features=["colr"]).fit(frame, y)
+    with pytest.raises(ValueError, match="out of range"):
+        BivariateTreeClassifier(categorical_features=[7]).fit(frame, y)
+    with pytest.raises(ValueError, match="categorical_features must be"):
+        BivariateTreeClassifier(categorical_features="auto").fit(frame, y)
+    with pytest.raises(ValueError, match="max_categories must be"):
+        BivariateTreeClassifier(max_categories=65).fit(frame, y)
+    mixed = frame.assign(colour=frame["colour"].astype(object).where(frame.index != 3, 7))
+    with pytest.raises(ValueError, match="mixes values of types"):
+        BivariateTreeClassifier().fit(mixed, y)
+
+
+def test_more_than_64_categories_need_max_categories():
+    rng = np.random.default_rng(0)
+    n = 400
+    code = rng.integers(0, 100, n)
+    frame = pd.DataFrame({"zip": [f"z{c:03d}" for c in code], "x": rng.normal(size=n)})
+    y = (code % 3 == 0).astype(int)
+    with pytest.raises(ValueError, match="100 categories.*at most 64.*max_categories"):
+        BivariateTreeClassifier().fit(frame, y)
+    est = BivariateTreeClassifier(max_categories=10).fit(frame, y)
+    kept = est.categories_[0].tolist()
+    assert len(kept) == 9 and est.infrequent_categories_[0].size == 91
+    counts = pd.Series(frame["zip"]).value_counts()
+    # the nine most frequent keep a code (ties: the earlier category)
+    order = sorted(counts.index, key=lambda c: (-counts[c], c))
+    assert sorted(kept) == sorted(order[:9])
+    codes = est._validate_X_predict(frame)[:, 0]
+    assert set(np.unique(codes)) == set(range(10))
+    grouped = np.isin(frame["zip"], est.infrequent_categories_[0])
+    assert (codes[grouped] == 9).all()
+    back = from_json(to_json(est))
+    np.testing.assert_array_equal(back.predict(frame), est.predict(frame))
+    assert back.infrequent_categories_[0].tolist() == est.infrequent_categories_[0].tolist()
+    if est.tree_.is_categorical.any():
+        assert export_text(back) == export_text(est)
+    from bivtree.formatting import resolve_feature_names
+
+    assert resolve_feature_names(est)[0].categories[-1] == INFREQUENT_LABEL
+
+
+def test_unseen_and_missing_categories_are_named_by_a_search_without_missing_values():
+    frame, y = categorical_fit_data(2, n=60)
+    est = BivariateTreeClassifier(splitter="hillclimb", max_depth=3).fit(frame, y)
+    new = frame.head(3).assign(colour=["red", "purple", "blue"])
+    with pytest.raises(ValueError, match="'purple', a category not seen at fit"):
+        est.predict(new)
+    with pytest.raises(ValueError, match="missing value"):
+        BivariateTreeClassifier(splitter="hillclimb").fit(frame.assign(
+            colour=frame["colour"].where(frame.index != 4, None)), y)
+
+
+def test_unseen_and_missing_categories_go_to_the_missing_side():
+    frame, y = categorical_fit_data(2, n=60)
+    holes = frame.assign(colour=frame["colour"].where(frame.index % 7 != 0, None))
+    est = BivariateTreeClassifier(max_depth=3).fit(holes, y)
+    new = frame.head(3).assign(colour=["purple", None, np.nan])
+    # an unseen category and a missing one take the same path
+    leaves = est.apply(new.assign(a=0.0, b=0.0))
+    assert leaves[0] == leaves[1] == leaves[2]
+
+
+def test_sparse_input_gives_the_dense_tree():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 6)) * (rng.uniform(size=(80, 6)) < 0.3)
+    y = (X[:, 0] + X[:, 2] > 0).astype(int)
+    for fmt in (sp.csr_matrix, sp.csc_matrix, sp.csr_array):
+        dense = BivariateTreeClassifier(max_depth=3).fit(X, y)
+        sparse = BivariateTreeClassifier(max_depth=3).fit(fmt(X), y)
+        assert export_text(sparse) == export_text(dense)
+        np.testing.assert_array_equal(sparse.predict(fmt(X)), dense.predict(X))
+    reg = BivariateTreeRegressor(max_depth=2).fit(sp.csr_matrix(X), X[:, 1])
+    assert reg.predict(sp.csr_matrix(X)).shape == (80,)
+
+
+def test_sparse_input_too_large_for_memory_says_so(monkeypatch):
+    import bivtree._tabular as tab
+
+    monkeypatch.setattr(tab, "_available_memory", lambda: 1000)
+    X = sp.random(100, 50, density=0.01, format="csr", random_state=0)
+    with pytest.raises(MemoryError, match=r"shape \(100, 50\).*GiB.*select fewer features"):
+        BivariateTreeClassifier().fit(X, np.arange(100) % 2)
+
+
+def test_mixed_dtype_frames_keep_their_names():
+    frame, y = categorical_fit_data(5, n=60)
+    frame = frame.assign(flag=frame["a"] > 0, count=np.arange(60, dtype=np.int32))
+    est = BivariateTreeClassifier(max_depth=3).fit(frame, y)
+    assert list(est.feature_names_in_) == list(frame.columns)
+    assert est.n_features_in_ == 6
+    assert est.is_categorical_.tolist() == [False, False, True, False, False, False]
+    np.testing.assert_array_equal(est.predict(frame), est.predict(frame.copy()))
+
+
+def test_models_without_categories_write_what_they_wrote():
+    # a fit without categorical columns writes neither the new params nor 'categories'
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    est = BivariateTreeClassifier(max_depth=2).fit(X, X[:, 0] > 0)
+    model = json.loads(to_json(est))
+    assert "categories" not in model
+    assert "categorical_features" not in model["params"]
+    assert "max_categories" not in model["params"]
+    assert from_json(to_json(est)).categorical_features == "from_dtype"
+    named = BivariateTreeClassifier(max_depth=2, categorical_features=[1], max_categories=5)
+    named.fit(X.round(), X[:, 0] > 0)
+    model = json.loads(to_json(named))
+    assert model["params"]["categorical_features"] == [1]
+    assert model["params"]["max_categories"] == 5
+    assert model["categories"][0] is None and model["categories"][1]["values"]
+
+
+# ================================================================ TAO
+def test_tao_replaces_a_linear_node_by_the_category_set_of_its_reduced_problem():
+    from bivtree import TAOTreeClassifier, Tree
+
+    rng = np.random.default_rng(0)
+    codes = np.concatenate([np.arange(8), rng.integers(0, 8, 112)]).astype(float)
+    y = np.isin(codes, [1, 4, 6]).astype(int)
+    X = np.column_stack([codes, y + rng.normal(scale=0.6, size=codes.size)])
+    # a one-split start on the noisy numeric column: its leaves predict different classes
+    start = Tree([1, -1, -1], [2, -1, -1], [[1, -1], [-1, -1], [-1, -1]],
+                 [[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]], [0.5, -2.0, -2.0], [0.5, 0.5, 0.5],
+                 [120, 60, 60], [120.0, 60.0, 60.0], [[60, 60], [30, 30], [30, 30]], 2)
+    tao = TAOTreeClassifier(init=start, categorical_features=[0], alpha=1e-4).fit(X, y)
+    tree = tao.tree_
+    assert tree.node_count == 3 and tree.is_categorical[0]
+    assert set(tao.categories_[0][tree.node_categories(0)].tolist()) in ({1.0, 4.0, 6.0},
+                                                                          {0.0, 2.0, 3.0, 5.0,
+                                                                           7.0})
+    assert tao.score(X, y) == 1.0
+    # without categorical columns TAO keeps linear rules only
+    plain = TAOTreeClassifier(init=start, categorical_features=None, alpha=1e-4).fit(X, y)
+    assert not plain.tree_.is_categorical.any()
+
+
+def test_plots_label_category_bars_with_values():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bivtree import plot_tree
+
+    frame, y = categorical_fit_data(0, n=200)
+    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    ax = plot_tree(est, frame, y)
+    labels = {t.get_text() for a in ax.child_axes for t in a.get_xticklabels()}
+    assert {"black", "blue", "green", "red", "white"} <= labels, labels
+    plt.close(ax.figure)
+
+
+def test_sql_and_python_exports_take_category_values():
+    import sqlite3
+
+    from bivtree import export_python, export_sql
+
+    frame, y = categorical_fit_data(4, n=150)
+    frame["size"] = frame["size"].astype(str)
+    est = BivariateTreeClassifier(max_depth=3, categorical_features=["colour", "size"],
+                                  max_categories=4).fit(frame, y)
+    assert est.tree_.is_categorical.any() and est.infrequent_categories_[2] is not None
+    expected = est.apply(frame)
+    namespace = {}
+    exec(export_python(est, output="leaf", row_type="mapping"), namespace)  # noqa: S102
+    rows = frame.to_dict("records")
+    assert [namespace["predict_row"](r) for r in rows] == expected.tolist()
+    # an unseen value goes where NaN goes in the exported function: it is a number there
+    assert namespace["predict_row"]({**rows[0], "colour": "purple"}) >= 0
+    db = sqlite3.connect(":memory:")
+    frame.to_sql("data", db, index=False)
+    got = [r[-1] for r in db.execute(export_sql(est, output="leaf"))]
+    assert got == expected.tolist()
+
+
+def test_onnx_export_refuses_category_values():
+    pytest.importorskip("onnx")
+    from bivtree import export_onnx
+
+    frame, y = categorical_fit_data(4, n=60)
+    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    with pytest.raises(ValueError, match=r"categorical column\(s\) \['colour'\].*export_python"):
+        export_onnx(est)
