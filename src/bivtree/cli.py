@@ -6,7 +6,7 @@ so a new subcommand is two functions and one line in :func:`build_parser`.
 
     bivtree demo [--splitter auto] [--max-depth 3] [--cv 5] [--n-jobs 1] [--decimals 4]
     bivtree fit DATA.csv --target COL [--categorical COL ...] [--numeric COL ...]
-                [--model auto] [--splitter ...] [-o MODEL.json] [--force]
+                [--model auto|tao|tao-cv] [--splitter ...] [-o MODEL.json] [--force]
     bivtree predict MODEL.json DATA.csv [--proba] [--keep COL ...] [-o predictions.csv]
     bivtree show MODEL.json [--data DATA.csv] [--out tree.html|tree.png|tree.svg|rules.md|tree.dot]
     bivtree compile
@@ -448,9 +448,14 @@ def _add_fit(subparsers):
                    help="categories kept per categorical column (at most 64); the rarest "
                         "share one 'infrequent' category (default: a column with more than "
                         "64 is an error)")
-    p.add_argument("--model", choices=("auto", "classifier", "regressor"), default="auto",
-                   help="classifier or regressor; auto picks a regressor for a float target "
-                        "with non-integer values, else a classifier (default: %(default)s)")
+    p.add_argument("--model", choices=("auto", "classifier", "regressor", *TAO_MODELS),
+                   default="auto",
+                   help="classifier or regressor (greedy growth); auto picks a regressor for "
+                        "a float target with non-integer values, else a classifier. tao: a "
+                        "TAO tree (alpha by --set alpha=...), tao-cv: TAO with C, initial "
+                        "tree and alpha chosen by cross-validation (the saved model is the "
+                        "selected TAO tree); both pick the task as auto does "
+                        "(default: %(default)s)")
     p.add_argument("--splitter", choices=sorted(SPLITTERS), default="auto",
                    help="split search (default: %(default)s)")
     p.add_argument("--criterion", help="impurity (default: gini / squared_error)")
@@ -483,6 +488,35 @@ def _add_fit(subparsers):
     _add_encoding_option(p)
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(run=_run_fit)
+
+
+#: ``fit --model`` values that fit a TAO tree, and the greedy-growth options they refuse
+#: (option name, attribute, default).
+TAO_MODELS = ("tao", "tao-cv")
+_GREEDY_ONLY = (("--splitter", "splitter", "auto"), ("--criterion", "criterion", None),
+                ("--min-samples-split", "min_samples_split", 2),
+                ("--max-leaf-nodes", "max_leaf_nodes", None),
+                ("--max-features", "max_features", None), ("--ccp-alpha", "ccp_alpha", 0.0))
+
+
+def _tao_model(args, kind, verbose):
+    """The TAO estimator of ``fit --model tao`` / ``tao-cv`` for a ``kind`` target."""
+    from .tao_estimators import TAOTreeClassifier, TAOTreeRegressor
+    from .tao_selection import TAOTreeClassifierCV, TAOTreeRegressorCV
+
+    for option, attr, default in _GREEDY_ONLY:
+        if getattr(args, attr) != default:
+            raise ValueError(f"{option} applies to greedy trees, not to --model {args.model}")
+    params = {"max_depth": args.max_depth, "min_samples_leaf": args.min_samples_leaf,
+              "n_orientations": args.n_orientations, "random_state": args.random_state,
+              "n_jobs": args.n_jobs, "verbose": verbose}
+    classes = {"tao": (TAOTreeClassifier, TAOTreeRegressor),
+               "tao-cv": (TAOTreeClassifierCV, TAOTreeRegressorCV)}[args.model]
+    if kind == "classifier":
+        return classes[0](class_weight=args.class_weight, **params)
+    if args.class_weight is not None:
+        raise ValueError("--class-weight applies to classifiers only")
+    return classes[1](**params)
 
 
 def _feature_kinds(X, args, source):
@@ -526,7 +560,7 @@ def _looks_numeric(column):
 
 def _choose_model(kind, y):
     """``"classifier"`` or ``"regressor"`` for the target column ``y``."""
-    if kind != "auto":
+    if kind not in ("auto", *TAO_MODELS):
         return kind
     from pandas.api.types import is_bool_dtype, is_float_dtype
 
@@ -577,7 +611,12 @@ def _run_fit(args):
         params["criterion"] = args.criterion
     params["categorical_features"] = [str(c) for c in categorical] or None
     params["max_categories"] = args.max_categories
-    if kind == "classifier":
+    if args.model in TAO_MODELS:
+        model = _tao_model(args, kind, params["verbose"])
+        accepted = model.get_params()
+        model.set_params(**{k: params[k] for k in ("categorical_features", "max_categories")
+                            if k in accepted})
+    elif kind == "classifier":
         params["class_weight"] = args.class_weight
         model = BivariateTreeClassifier(**params)
     else:
@@ -587,7 +626,9 @@ def _run_fit(args):
     model.set_params(**dict(args.set))
     _check_features(X, args.data, model, categorical)
     say = (lambda *a, **k: None) if args.quiet else print
-    say(f"fitting a {type(model).__name__} (splitter {model.splitter!r}) on "
+    how = (f"splitter {model.splitter!r}" if hasattr(model, "splitter")
+           else f"model {args.model!r}")
+    say(f"fitting a {type(model).__name__} ({how}) on "
         f"{X.shape[0]} samples x {X.shape[1]} features, target {args.target!r}", flush=True)
     if categorical:
         say(f"categorical features: {', '.join(map(str, categorical))}")
@@ -598,6 +639,11 @@ def _run_fit(args):
         if "max_categories" not in str(exc) or args.max_categories is not None:
             raise
         raise ValueError(f"{exc} (on the command line: --max-categories N)") from None
+    if args.model == "tao-cv":
+        chosen = model.best_params_
+        say(f"selected C={chosen['feature_cost']:g}, init {chosen['init']}, alpha "
+            f"{chosen['alpha']:.4g}")
+        model = model.best_estimator_  # the file holds the selected TAO tree
     model.set_params(verbose=0)  # progress output is for this fit, not for later use
     score = model.score(X, y.to_numpy())
     measure = "accuracy" if kind == "classifier" else "R^2"

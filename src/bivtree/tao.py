@@ -450,7 +450,9 @@ class TAOOptimizer:
         bivariate solution (rotational sweep); 0 never.
     max_iter : int
     time_limit : float or None
-        Seconds; no new iteration starts after it.
+        Seconds from ``start``; no depth of an iteration starts after it, and
+        the structure as it stands is kept (every node update is a descent
+        step, so a partial iteration never increases the objective).
     verbose : int
     incremental : bool, default=True
         Search changed reduced problems incrementally (same answers, fewer
@@ -458,10 +460,21 @@ class TAOOptimizer:
     cache : _SearchCache, default=None
         Searches of an earlier run on the same data, structure,
         ``n_orientations`` and ``exact_max_samples`` (see :func:`search_key`).
+    start : float, default=None
+        ``time.perf_counter()`` value ``time_limit`` counts from (None: the
+        start of :meth:`run`), so that a caller can count its own work, e.g.
+        growing the initial tree.
+    pair_features : int, default=None
+        Screen the pairs: a node's bivariate search covers only the pairs of
+        its ``pair_features`` features of least univariate loss on its reduced
+        problem (ties: the lower feature index). None (or at least the number
+        of features): every pair. The univariate search and the candidates'
+        comparison are unchanged, so the objective still never increases.
     """
 
     def __init__(self, data, *, alpha, feature_cost, n_orientations, exact_max_samples,
-                 max_iter, time_limit=None, verbose=0, incremental=True, cache=None):
+                 max_iter, time_limit=None, verbose=0, incremental=True, cache=None,
+                 start=None, pair_features=None):
         self.data = data
         self.incremental = bool(incremental)
         self.alpha = float(alpha)
@@ -479,11 +492,17 @@ class TAOOptimizer:
         # searches do not depend on alpha: a warm-started fit on the same data
         # (a regularization path) passes the previous fit's cache
         self.cache = _SearchCache() if cache is None else cache
+        self.start = start
+        self._deadline = None
+        self.pair_features = (None if pair_features is None
+                              or int(pair_features) >= data.n_features else int(pair_features))
 
     # ---------------------------------------------------------------- public
     def run(self, state):
         """Optimize ``state`` in place; return a :class:`TAOResult`."""
         t0 = time.perf_counter()
+        start = t0 if self.start is None else self.start
+        self._deadline = None if self.time_limit is None else start + float(self.time_limit)
         data = self.data
         objective = _objective(state, data, self.lam, self.feature_cost)
         path = [objective]
@@ -492,16 +511,18 @@ class TAOOptimizer:
         n_iter = 0
         levels = [np.flatnonzero(state.depth == d) for d in range(int(state.depth.max()) + 1)]
         for it in range(1, self.max_iter + 1):
-            if self.time_limit is not None and time.perf_counter() - t0 >= self.time_limit:
-                if self.verbose:
-                    print(f"[TAO] time limit of {self.time_limit:g} s reached after "
-                          f"{n_iter} iteration(s)", flush=True)
+            if self._out_of_time():
+                self._say_out_of_time(n_iter)
                 break
             t_it = time.perf_counter()
-            records = self._iteration(state, levels)
+            records, finished = self._iteration(state, levels)
             n_iter = it
             new = _objective(state, data, self.lam, self.feature_cost)
             path.append(new)
+            if not finished:
+                # stopped between two depths: the nodes updated so far only lowered E
+                self._say_out_of_time(n_iter - 1, partial=True)
+                break
             if self.verbose:
                 kinds = np.array(state.live_kinds(), dtype=int)
                 print(f"[TAO] alpha={self.alpha:.6g} iteration {it}: objective {new:.6g} "
@@ -516,14 +537,33 @@ class TAOOptimizer:
             objective = new
         return TAOResult(path, n_iter, converged, records, time.perf_counter() - t0)
 
+    def _out_of_time(self):
+        return self._deadline is not None and time.perf_counter() >= self._deadline
+
+    def _say_out_of_time(self, n_done, partial=False):
+        if self.verbose:
+            extra = " and part of the next" if partial else ""
+            print(f"[TAO] time limit of {self.time_limit:g} s reached after {n_done} "
+                  f"iteration(s){extra}", flush=True)
+
     # ------------------------------------------------------------- iteration
     def _iteration(self, state, levels):
+        """One pass over the depths, deepest first.
+
+        Returns
+        -------
+        records : dict of node -> NodeRecord
+        finished : bool
+            False when the time limit stopped the pass between two depths.
+        """
         data = self.data
         n_levels = len(levels)
         paths = node_paths(data.X, data.rows, *state.arrays, n_levels)
         records = {}
         for d in range(n_levels - 1, -1, -1):
             check_interrupt()  # Ctrl-C held back during the fit is raised between depths
+            if d < n_levels - 1 and self._out_of_time():
+                return records, False
             col = paths[:, d]
             reached = col >= 0
             node_of = col[reached]
@@ -537,7 +577,7 @@ class TAOOptimizer:
             decision = nodes_here[~is_leaf]
             if decision.size:
                 records.update(self._update_decision_nodes(state, decision, node_of, samples))
-        return records
+        return records, True
 
     def _update_leaves(self, state, leaves, node_of, samples):
         if leaves.size == 0 or samples.size == 0:
@@ -676,18 +716,18 @@ class TAOOptimizer:
         problems = [node_problem(care, r, copy=True) for r in todo]
         # m -> lower bounds of the new losses of node active[todo[m]]'s items
         lower = self._lower_bounds(active[todo], problems)
-        # pass 1: every item of new nodes, the best old item of each group of the others
-        first_pass = self._first_pass(todo.size, lower)
-        results = self._run_items(todo_care, exact, first_pass)
         evaluated = {m: {} for m in range(todo.size)}  # m -> {item: row of the results}
-        for q, (m, t) in enumerate(zip(*first_pass)):
-            evaluated[m][t] = q
+        allowed = None
+        results = None
+        if self.pair_features is not None:
+            # pass 0: every univariate item, which ranks the features for the pairs
+            results, allowed = self._screen(todo_care, exact, todo.size, evaluated)
+        # pass 1: every item of new nodes, the best old item of each group of the others
+        first_pass = self._first_pass(todo.size, lower, allowed, evaluated)
+        results = self._run_more(todo_care, exact, first_pass, results, evaluated)
         # pass 2: the items of searched-before nodes that can still win
-        second_pass = self._second_pass(todo_care, lower, results, evaluated)
-        results2 = self._run_items(todo_care, exact, second_pass)
-        for q, (m, t) in enumerate(zip(*second_pass)):
-            evaluated[m][t] = len(first_pass.node) + q
-        results = ItemResults(*(np.concatenate(pair) for pair in zip(results, results2)))
+        second_pass = self._second_pass(todo_care, lower, results, evaluated, allowed)
+        results = self._run_more(todo_care, exact, second_pass, results, evaluated)
         found = {}
         for m, r in enumerate(todo):
             node = active[r]
@@ -707,11 +747,50 @@ class TAOOptimizer:
         """Items of one node: its univariate features, then its pairs."""
         return self.space.features.size + self.space.pair_j.size
 
-    def _item_groups(self):
-        """The item numbers of the univariate and of the bivariate group (non-empty ones)."""
+    def _item_groups(self, allowed=None):
+        """The item numbers of the univariate and of the bivariate group (non-empty ones),
+        restricted to the ``allowed`` ones (a mask over the items) when given."""
         n_feat = self.space.features.size
-        return [g for g in (np.arange(n_feat), np.arange(n_feat, self.items_per_node))
-                if g.size]
+        groups = (np.arange(n_feat), np.arange(n_feat, self.items_per_node))
+        if allowed is not None:
+            groups = (g[allowed[g]] for g in groups)
+        return [g for g in groups if g.size]
+
+    def _run_more(self, care, exact, items, results, evaluated):
+        """Run ``items`` and append their results to ``results`` (None: none yet),
+        recording in ``evaluated`` where each item's result is."""
+        base = 0 if results is None else results.loss.shape[0]
+        for q, (m, t) in enumerate(zip(items.node, items.index)):
+            evaluated[int(m)][int(t)] = base + q
+        new = self._run_items(care, exact, items)
+        if results is None:
+            return new
+        return ItemResults(*(np.concatenate(pair) for pair in zip(results, new)))
+
+    def _screen(self, care, exact, n_nodes, evaluated):
+        """Pass 0 of a screened search: every univariate item of every node.
+
+        Returns
+        -------
+        results : ItemResults
+        allowed : dict of m -> ndarray of bool (items_per_node,)
+            The univariate items and the pairs of the ``pair_features``
+            features of least univariate loss.
+        """
+        n_feat = self.space.features.size
+        items = WorkItems(np.repeat(np.arange(n_nodes, dtype=ITYPE), n_feat),
+                          np.tile(np.arange(n_feat, dtype=ITYPE), n_nodes))
+        results = self._run_more(care, exact, items, None, evaluated)
+        allowed = {}
+        for m in range(n_nodes):
+            loss = results.loss[m * n_feat:(m + 1) * n_feat]
+            top = np.argsort(loss, kind="stable")[:self.pair_features]
+            chosen = np.zeros(self.data.n_features, dtype=bool)
+            chosen[self.space.features[top]] = True
+            mask = np.ones(self.items_per_node, dtype=bool)
+            mask[n_feat:] = chosen[self.space.pair_j] & chosen[self.space.pair_k]
+            allowed[m] = mask
+        return results, allowed
 
     def _lower_bounds(self, nodes, problems):
         """Lower bounds of the new losses of the items of the nodes searched before.
@@ -733,28 +812,35 @@ class TAOOptimizer:
                 lower[m] = np.where(np.isfinite(entry.bounds), entry.bounds - delta, -np.inf)
         return lower
 
-    def _first_pass(self, n_nodes, lower):
-        """:class:`WorkItems`: every item of a node without bounds, else the item of
-        least bound of each group."""
+    def _first_pass(self, n_nodes, lower, allowed=None, evaluated=None):
+        """:class:`WorkItems`: every (allowed) item of a node without bounds, else the
+        item of least bound of each group; items ``evaluated`` already are left out."""
         nodes, items = [], []
         for m in range(n_nodes):
+            mask = None if allowed is None else allowed[m]
+            done = {} if evaluated is None else evaluated[m]
             if m in lower:
-                for g in self._item_groups():
-                    nodes.append(m)
-                    items.append(g[int(np.argmax(-lower[m][g]))])  # first least bound
+                for g in self._item_groups(mask):
+                    t = g[int(np.argmax(-lower[m][g]))]  # first least bound
+                    if t not in done:
+                        nodes.append(m)
+                        items.append(t)
             else:
-                nodes.extend([m] * self.items_per_node)
-                items.extend(range(self.items_per_node))
+                todo = (range(self.items_per_node) if mask is None
+                        else np.flatnonzero(mask).tolist())
+                todo = [t for t in todo if t not in done]
+                nodes.extend([m] * len(todo))
+                items.extend(todo)
         return WorkItems(np.asarray(nodes, dtype=ITYPE), np.asarray(items, dtype=ITYPE))
 
-    def _second_pass(self, todo_care, lower, results, evaluated):
-        """:class:`WorkItems`: the items not evaluated yet whose bound does not exceed
-        the best loss of their group found so far (plus a rounding slack)."""
+    def _second_pass(self, todo_care, lower, results, evaluated, allowed=None):
+        """:class:`WorkItems`: the (allowed) items not evaluated yet whose bound does not
+        exceed the best loss of their group found so far (plus a rounding slack)."""
         nodes, items = [], []
         for m, low in lower.items():
             node_weight = todo_care.weights[todo_care.offsets[m]:todo_care.offsets[m + 1]]
             slack = 1e-9 * max(1.0, float(node_weight.sum()))
-            for g in self._item_groups():
+            for g in self._item_groups(None if allowed is None else allowed[m]):
                 upper = min(results.loss[evaluated[m][t]] for t in g if t in evaluated[m])
                 for t in g[low[g] <= upper + slack]:
                     if t not in evaluated[m]:

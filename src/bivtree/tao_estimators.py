@@ -62,6 +62,12 @@ DEFAULT_EXACT_MAX_SAMPLES = 100
 class BaseTAOTree(FittedTreeMixin, BaseEstimator):
     """Shared fitting machinery; use the classifier or the regressor."""
 
+    #: screening of the pair search (:class:`bivtree.tao.TAOOptimizer`'s
+    #: ``pair_features``): not a parameter of these estimators (their saved
+    #: form is fixed); :mod:`bivtree.tao_selection` sets it on the instances
+    #: it fits, None searches every pair.
+    _pair_features = None
+
     _parameter_constraints: ClassVar[dict] = {
         "alpha": [Interval(Real, 0.0, None, closed="left")],
         # the paper advises 1.1 to 1.5
@@ -145,21 +151,21 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         est.fit(X, y, sample_weight=sample_weight)
         return est.tree_
 
-    def _run(self, data, state, exact_max_samples, cache=None):
+    def _run(self, data, state, exact_max_samples, cache=None, start=None):
         optimizer = TAOOptimizer(
             data, alpha=float(self.alpha), feature_cost=float(self.feature_cost),
             n_orientations=self.n_orientations, exact_max_samples=exact_max_samples,
             max_iter=self.max_iter, time_limit=self.time_limit, verbose=self.verbose,
-            cache=cache)
+            cache=cache, start=start, pair_features=self._pair_features)
         with numba_threads(self.n_jobs):
             result = optimizer.run(state)
         return result, optimizer.cache
 
-    def _fit(self, X, y, sample_weight, labels, targets, n_classes):
+    def _fit(self, X, y, sample_weight, labels, targets, n_classes, start):
         notice_once()
         if _has_missing(X):
             raise ValueError(self._missing_refused())
-        t0 = time.perf_counter()
+        t0 = start  # time_limit counts from the call to fit
         categorical = self._categorical_columns()
         exact_max_samples = self._check_params(X.shape[1] - categorical.size)
         regression = n_classes == 1
@@ -169,7 +175,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                        categorical=categorical)
         init = self.init
         cache = None
-        key = search_key(data, self.n_orientations, exact_max_samples)
+        key = (search_key(data, self.n_orientations, exact_max_samples), self._pair_features)
         if self.warm_start and hasattr(self, "_tao_state"):
             if self._tao_state.n_features != X.shape[1]:
                 raise ValueError("warm_start: X has a different number of features than the "
@@ -182,10 +188,10 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         else:
             if isinstance(init, str) and init == "auto":
                 init = self._choose_init(X, y, sample_weight, labels, targets, n_classes,
-                                         exact_max_samples)
+                                         exact_max_samples, t0)
             state = TAOState.from_tree(self._initial_tree(init, X, y, sample_weight),
                                        regression, categorical)
-        result, cache = self._run(data, state, exact_max_samples, cache)
+        result, cache = self._run(data, state, exact_max_samples, cache, start=t0)
         self._tao_state = state
         self._search_cache = (key, cache)
         self.init_ = init if isinstance(init, str) else "given"
@@ -226,7 +232,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                    + float(self.feature_cost) * np.count_nonzero(used == 2))
         return (loss + self.alpha * data.total_weight * penalty) / data.total_weight
 
-    def _choose_init(self, X, y, sample_weight, labels, targets, n_classes, exact_max_samples):
+    def _choose_init(self, X, y, sample_weight, labels, targets, n_classes, exact_max_samples,
+                     start):
         """``init="auto"``: the initial tree whose TAO tree scores best on a validation split."""
         stratify = labels if n_classes > 1 and np.bincount(labels).min() >= 2 else None
         idx = np.arange(X.shape[0])
@@ -239,7 +246,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                            sample_weight[train], n_classes,
                            categorical=self._categorical_columns())
             state = TAOState.from_tree(tree, n_classes == 1, self._categorical_columns())
-            self._run(part, state, exact_max_samples)
+            self._run(part, state, exact_max_samples, start=start)
             w = sample_weight[val]
             err = tree_loss(state_to_tree(state, part), X[val], labels[val], targets[val], w,
                             n_classes == 1)
@@ -298,8 +305,11 @@ _TAO_DOC = """
     max_iter : int, default=50
         Most TAO iterations (passes over all nodes).
     time_limit : float, default=None
-        Seconds; no iteration starts after it, and the tree of the last finished
-        iteration is returned (never worse than the initial tree for the objective).
+        Seconds from the call to ``fit``, growing the initial tree included; no
+        depth of a TAO iteration starts after it, and the tree as it stands is
+        returned with its objective (never worse than the initial tree: every
+        node update is a descent step). The greedy growth itself is not
+        interrupted, so a limit shorter than it returns the initial tree.
     validation_fraction : float, default=0.1
         Share of the data held out by ``init="auto"``.
     max_pairs : int, default=None
@@ -428,6 +438,7 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
         -------
         self
         """
+        start = time.perf_counter()
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         classes, labels, sample_weight = self._encode_classes(y, sample_weight)
         if self.warm_start and hasattr(self, "classes_") and not np.array_equal(
@@ -436,7 +447,7 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
         self.classes_ = classes
         self.n_classes_ = int(classes.shape[0])
         return self._fit(X, y, sample_weight, labels, np.zeros(labels.shape[0], dtype=DTYPE),
-                         self.n_classes_)
+                         self.n_classes_, start)
 
 
 @register_model
@@ -486,10 +497,11 @@ class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):
         -------
         self
         """
+        start = time.perf_counter()
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight)
         targets = np.ascontiguousarray(y, dtype=DTYPE)
         return self._fit(X, y, np.ascontiguousarray(sample_weight, dtype=DTYPE),
-                         np.zeros(targets.shape[0], dtype=LTYPE), targets, 1)
+                         np.zeros(targets.shape[0], dtype=LTYPE), targets, 1, start)
 
 
 # ------------------------------------------------------- regularization path

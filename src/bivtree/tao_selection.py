@@ -1,0 +1,830 @@
+"""Model selection for bivariate TAO: C, the initial tree and alpha chosen by validation.
+
+:class:`TAOTreeClassifierCV` and :class:`TAOTreeRegressorCV` explore, for
+every cross-validation split,
+
+* every ``feature_cost`` (``C``) of a small grid and both initial trees
+  (greedy bivariate and univariate CART, grown once per split and shared by
+  the values of ``C``);
+* a regularization path over a grid of ``lambda`` in samples per decision
+  node (``alpha = lambda / W``, ``W`` the training weight of all the data,
+  the same ``alpha`` on every split), geometric from ``lambda_min`` to
+  ``lambda_max_fraction * W``. Where a step of the grid removes many nodes
+  at once and the previous tree's next significant value (``next_alpha_``)
+  lies inside the step, the step is halved (up to ``max_refine`` times), so
+  the grid is dense where the trees change;
+* at each ``alpha``: TAO warm-started from the previous tree, and (with
+  ``restarts``) TAO restarted from the initial tree; the fit with the lower
+  objective is kept and warm-starts the next ``alpha``. The restarts reuse one
+  search cache per path: their first iterations solve the same reduced
+  problems at every ``alpha``.
+
+The paths of different splits, initial trees and ``C`` run as joblib tasks.
+A candidate is a triple (``C``, init, ``alpha``); on each split it is the tree
+of the largest visited ``alpha`` not above it (trees are piecewise constant
+in ``alpha``), so splits whose refinement visited other values still line up.
+The candidate with the best mean validation score is selected, or with
+``rule="1se"`` the one with the fewest mean decision nodes among those within
+one standard error of the best. The standard error is that of a mean over
+all validation samples (Breiman et al., 1984, section 3.4): per sample, the
+0/1 score or the squared error divided by the split's target variance.
+Finally the path of the selected ``C`` and initial tree runs on all the data
+up to the selected ``alpha`` (``refit``).
+"""
+
+import copy
+import time
+import warnings
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin
+from sklearn.model_selection import KFold, StratifiedKFold, check_cv
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import InstanceOf, Interval, Options, check_params
+from .estimators import (
+    BaseBivariateTree,
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+)
+from .tao import TAOState
+from .tao_estimators import INIT_SPLITTERS, TAOTreeClassifier, TAOTreeRegressor
+
+__all__ = ["TAOTreeClassifierCV", "TAOTreeRegressorCV"]
+
+#: the keys of ``cv_results_`` holding one value per candidate.
+RESULT_KEYS = ("feature_cost", "init", "alpha", "lambda", "mean_nodes", "mean_leaves",
+               "mean_bivariate", "mean_score", "std_score", "se_score", "split_scores",
+               "split_nodes")
+
+
+def lambda_grid(total_weight, lambda_min, lambda_max_fraction, n_lambdas):
+    """The base grid of ``alpha``: ``n_lambdas`` values of ``lambda`` (samples per node),
+    geometric from ``lambda_min`` to ``lambda_max_fraction * total_weight``, over
+    ``total_weight``."""
+    top = max(lambda_max_fraction * total_weight, lambda_min)
+    lambdas = np.unique(np.geomspace(lambda_min, top, n_lambdas))
+    return lambdas / total_weight
+
+
+def _initial_tree(is_clf, splitter, X, y, sample_weight, tree_params):
+    """The greedy tree a path starts from."""
+    cls = BivariateTreeClassifier if is_clf else BivariateTreeRegressor
+    est = cls(splitter=splitter, **tree_params)
+    est.fit(X, y, sample_weight=sample_weight)
+    return est.tree_
+
+
+def _sample_scores(est, X, y):
+    """Per-sample validation scores whose mean is ``est.score`` (unweighted): the 0/1
+    score, or for regression ``1 - squared error / variance`` (the terms of R^2)."""
+    pred = est.predict(X)
+    if isinstance(est, ClassifierMixin):
+        return (pred == y).astype(float)
+    y = np.asarray(y, dtype=float)
+    var = float(np.var(y))
+    if var <= 0.0:
+        var = 1.0
+    return 1.0 - (y - pred) ** 2 / var
+
+
+def _tree_stats(est):
+    tree = est.tree_
+    kinds = est.node_kinds()
+    return {"nodes": int(tree.node_count), "leaves": int(tree.n_leaves),
+            "depth": int(tree.max_depth), "n_bivariate": kinds["bivariate"],
+            "n_univariate": kinds["univariate"]}
+
+
+def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas, *,
+             restarts=True, refine_ratio=1.5, max_refine=2, deadline=None, keep_last=False,
+             pair_features=None):
+    """One regularization path: TAO over increasing ``alphas`` from the initial ``tree``.
+
+    Each ``alpha`` is fitted warm from the previous kept tree and, with
+    ``restarts``, from ``tree`` again; the lower objective is kept. A step of
+    the grid that shrinks the tree by more than ``refine_ratio`` (and more than
+    two nodes) while the previous tree's next significant ``alpha`` lies inside
+    it is halved first (geometric midpoint, or that significant value if
+    larger), at most ``max_refine`` times per grid step.
+
+    Parameters
+    ----------
+    is_clf : bool
+    tao_params : dict
+        Parameters of :class:`TAOTreeClassifier` / :class:`TAOTreeRegressor`
+        (``alpha``, ``init``, ``warm_start`` and ``time_limit`` are set here).
+    tree : Tree
+        The initial tree.
+    X, y, sample_weight : training data
+    X_val, y_val : validation data or None
+    alphas : increasing sequence of float
+    restarts : bool
+    refine_ratio : float
+    max_refine : int
+    deadline : float or None
+        ``time.perf_counter()`` value after which no new ``alpha`` is started
+        and the running fit stops (TAO's ``time_limit``).
+    keep_last : bool
+        Return the estimator of the last visited ``alpha`` too.
+    pair_features : int or None
+        Screening of TAO's pair search (see :class:`bivtree.tao.TAOOptimizer`).
+
+    Returns
+    -------
+    steps : list of dict
+        Per visited ``alpha``, in increasing order: ``alpha``, the tree's
+        ``nodes``, ``leaves``, ``depth``, ``n_bivariate``, ``n_univariate``,
+        ``objective`` (kept), ``warm_objective``, ``restart_objective`` (NaN
+        without a restart), ``restarted``, ``train_score``, ``val_score``,
+        ``val_samples`` (per-sample scores), ``seconds`` (of the step, refinement
+        excluded), ``restart_seconds`` (of its restart).
+    complete : bool
+        Whether the path reached its last ``alpha``, or a tree of at most one
+        decision node (where it stops: a larger ``alpha`` keeps that node or
+        removes it).
+    estimator : estimator or None
+        With ``keep_last``.
+    """
+    cls = TAOTreeClassifier if is_clf else TAOTreeRegressor
+    regression = not is_clf
+    initial_state = TAOState.from_tree(tree, regression)
+
+    def remaining():
+        return None if deadline is None else max(deadline - time.perf_counter(), 1e-6)
+
+    warm = cls(**tao_params).set_params(init=tree, warm_start=False)
+    warm._pair_features = pair_features
+    cold = None  # the restarts' estimator: one search cache for every restart
+    queue = [float(a) for a in alphas]
+    steps = []
+    prev = None  # (alpha, state, nodes, next_alpha) of the kept tree
+    refined = 0
+    complete = False
+    kept = None
+    while queue:
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        a = queue[0]
+        t0 = time.perf_counter()
+        restart_seconds = 0.0
+        if prev is None:
+            warm.set_params(alpha=a, time_limit=remaining()).fit(X, y, sample_weight)
+            kept, restart_objective, restarted = warm, np.nan, False
+            warm_objective = warm.objective_
+        else:
+            warm._tao_state = prev[1].copy()
+            warm.set_params(alpha=a, warm_start=True, time_limit=remaining())
+            warm.fit(X, y, sample_weight)
+            warm_objective = warm.objective_
+            kept, restart_objective, restarted = warm, np.nan, False
+            if restarts and (deadline is None or time.perf_counter() < deadline):
+                t_restart = time.perf_counter()
+                if cold is None:
+                    cold = cls(**tao_params).set_params(init=tree, warm_start=False)
+                    cold._pair_features = pair_features
+                else:
+                    cold._tao_state = initial_state.copy()
+                    cold.set_params(warm_start=True)
+                cold.set_params(alpha=a, time_limit=remaining()).fit(X, y, sample_weight)
+                restart_objective = cold.objective_
+                restart_seconds = time.perf_counter() - t_restart
+                if restart_objective < warm_objective:
+                    kept, restarted = cold, True
+        stats = _tree_stats(kept)
+        if (prev is not None and refined < max_refine and prev[3] is not None
+                and prev[3] < a and stats["nodes"] * refine_ratio < prev[2]
+                and prev[2] - stats["nodes"] > 2):
+            mid = max(np.sqrt(prev[0] * a) if prev[0] > 0 else a / 2, prev[3])
+            if prev[0] < mid < a:
+                queue.insert(0, float(mid))
+                refined += 1
+                continue
+        queue.pop(0)
+        refined = 0
+        step = {"alpha": a, **stats, "objective": float(kept.objective_),
+                "warm_objective": float(warm_objective),
+                "restart_objective": float(restart_objective), "restarted": restarted,
+                "train_score": float(kept.score(X, y, sample_weight=sample_weight)),
+                "seconds": time.perf_counter() - t0, "restart_seconds": restart_seconds}
+        if X_val is not None:
+            scores = _sample_scores(kept, X_val, y_val)
+            step["val_samples"] = scores
+            step["val_score"] = float(kept.score(X_val, y_val))
+        steps.append(step)
+        state = kept._tao_state.copy()
+        prev = (a, state, stats["nodes"], kept.next_alpha_)
+        if kept is cold:
+            warm._tao_state = state.copy()
+        # a single decision node: larger alphas give it or a single leaf
+        if stats["nodes"] <= 3 or not queue:
+            complete = True
+            break
+    estimator = None
+    if keep_last and kept is not None:
+        estimator = copy.deepcopy(kept)
+    return steps, complete, estimator
+
+
+class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
+    """Shared machinery; use the classifier or the regressor."""
+
+    _parameter_constraints: ClassVar[dict] = {
+        "feature_costs": ["array-like"],
+        "inits": ["array-like"],
+        "lambda_min": [Interval(Real, 0.0, None, closed="neither")],
+        "lambda_max_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
+        "n_lambdas": [Interval(Integral, 1, None, closed="left")],
+        "max_refine": [Interval(Integral, 0, None, closed="left")],
+        "restarts": ["boolean"],
+        "pair_features": [None, Interval(Integral, 2, None, closed="left")],
+        "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
+        "rule": [Options(("best", "1se"))],
+        "refit": [Options(("auto",)), "boolean"],
+        "bivariate_splitter": [InstanceOf(str, "a splitter name")],
+        **{name: BaseBivariateTree._parameter_constraints[name]
+           for name in ("max_depth", "min_samples_leaf", "n_orientations", "max_pairs",
+                        "random_state", "verbose")},
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
+        "n_jobs": [None, Integral],
+    }
+
+    def __init__(self, *, feature_costs, inits, lambda_min, lambda_max_fraction, n_lambdas,
+                 max_refine, restarts, pair_features, cv, rule, refit, bivariate_splitter, max_depth,
+                 min_samples_leaf, n_orientations, max_pairs, max_iter, time_limit, n_jobs,
+                 random_state, verbose):
+        self.feature_costs = feature_costs
+        self.inits = inits
+        self.lambda_min = lambda_min
+        self.lambda_max_fraction = lambda_max_fraction
+        self.n_lambdas = n_lambdas
+        self.max_refine = max_refine
+        self.restarts = restarts
+        self.pair_features = pair_features
+        self.cv = cv
+        self.rule = rule
+        self.refit = refit
+        self.bivariate_splitter = bivariate_splitter
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.n_orientations = n_orientations
+        self.max_pairs = max_pairs
+        self.max_iter = max_iter
+        self.time_limit = time_limit
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ----------------------------------------------------------- parameters
+    def _checked_grids(self):
+        name = type(self).__name__
+        check_params(name, self.get_params(deep=False), self._parameter_constraints)
+        costs = np.asarray(self.feature_costs, dtype=float).ravel()
+        if costs.size == 0 or not np.all(np.isfinite(costs)) or np.any(costs <= 0):
+            raise ValueError(f"{name}: feature_costs must be positive finite numbers, got "
+                             f"{self.feature_costs!r}")
+        inits = [self.inits] if isinstance(self.inits, str) else list(self.inits)
+        bad = [i for i in inits if i not in INIT_SPLITTERS]
+        if not inits or bad:
+            raise ValueError(f"{name}: inits must name initial trees among "
+                             f"{sorted(INIT_SPLITTERS)}, got {self.inits!r}")
+        from .splitters import SPLITTERS
+
+        if self.bivariate_splitter not in SPLITTERS:
+            raise ValueError(f"{name}: bivariate_splitter must be one of {sorted(SPLITTERS)}, "
+                             f"got {self.bivariate_splitter!r}")
+        return [float(c) for c in dict.fromkeys(costs.tolist())], list(dict.fromkeys(inits))
+
+    def _splits(self, X, y):
+        is_clf = self._is_classifier()
+        if isinstance(self.cv, Integral):
+            k = int(self.cv)
+            folds = KFold
+            if is_clf and np.unique(y, return_counts=True)[1].min() >= k:
+                folds = StratifiedKFold
+            cv = folds(k, shuffle=True, random_state=self.random_state)
+        else:
+            cv = check_cv(self.cv, y, classifier=is_clf)
+        splits = list(cv.split(X, y))
+        if not splits:
+            raise ValueError("cv yields no split")
+        return splits
+
+    def _tao_params(self, feature_cost, n_jobs):
+        cls = TAOTreeClassifier if self._is_classifier() else TAOTreeRegressor
+        params = {"feature_cost": feature_cost, "n_orientations": self.n_orientations,
+                  "max_pairs": self.max_pairs, "max_iter": self.max_iter, "n_jobs": n_jobs}
+        if self._is_classifier() and getattr(self, "class_weight", None) is not None:
+            params["class_weight"] = self.class_weight
+        return cls, params
+
+    def _tree_params(self, n_jobs):
+        params = {"max_depth": self.max_depth, "min_samples_leaf": self.min_samples_leaf,
+                  "n_orientations": self.n_orientations, "max_pairs": self.max_pairs,
+                  "n_jobs": n_jobs, "random_state": self.random_state}
+        if self._is_classifier() and getattr(self, "class_weight", None) is not None:
+            params["class_weight"] = self.class_weight
+        return params
+
+    def _splitter_of(self, init):
+        return self.bivariate_splitter if init == "bivariate" else INIT_SPLITTERS[init]
+
+    # --------------------------------------------------------------- fitting
+    def fit(self, X, y, sample_weight=None):
+        """Explore ``C``, the initial trees and ``alpha`` on every split; refit the choice.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to every fit (not to the validation scores).
+
+        Returns
+        -------
+        self
+        """
+        start = time.perf_counter()
+        deadline = None if self.time_limit is None else start + float(self.time_limit)
+        costs, inits = self._checked_grids()
+        is_clf = self._is_classifier()
+        # the data checks of the estimators themselves, once, up front
+        probe_cls, _ = self._tao_params(1.0, 1)
+        probe = probe_cls()
+        X_checked, y_checked, sw = probe._validate_fit_data(X, y, sample_weight)
+        if is_clf:
+            probe._encode_classes(y_checked, sw)
+        X = X_checked if not hasattr(X, "iloc") else X
+        y = np.asarray(y_checked)
+        sw = None if sample_weight is None else np.asarray(sw, dtype=float)
+        total_weight = float(X_checked.shape[0] if sw is None else sw.sum())
+        # lambda counts samples: the loss of one misclassified sample, or for
+        # regression one sample's share of the total variance of the targets
+        unit = 1.0
+        if not is_clf:
+            w = np.ones(y.shape[0]) if sw is None else sw
+            mean = float(np.average(y.astype(float), weights=w))
+            unit = float(np.average((y.astype(float) - mean) ** 2, weights=w)) or 1.0
+        self.lambda_unit_ = unit
+        alphas = unit * lambda_grid(total_weight, float(self.lambda_min),
+                                    float(self.lambda_max_fraction), int(self.n_lambdas))
+        splits = self._splits(X_checked, y)
+        refit = len(splits) > 1 if self.refit == "auto" else bool(self.refit)
+        if not refit and len(splits) != 1:
+            raise ValueError(f"refit=False keeps the tree of a single split, but cv yields "
+                             f"{len(splits)} splits")
+        parallel = self.n_jobs not in (None, 1)
+        inner_jobs = 1 if parallel else self.n_jobs
+        say = print if self.verbose else (lambda *a, **k: None)
+
+        def part(rows):
+            return (_safe_indexing(X, rows), y[rows], None if sw is None else sw[rows])
+
+        # 1. the initial trees: one per split and initial tree, shared by every C
+        grow = [(s, init) for s in range(len(splits)) for init in inits]
+        say(f"[TAOCV] growing {len(grow)} initial tree(s) on {len(splits)} split(s)",
+            flush=True)
+        trees = Parallel(n_jobs=self.n_jobs)(
+            delayed(_initial_tree)(is_clf, self._splitter_of(init), *part(splits[s][0]),
+                                   self._tree_params(inner_jobs))
+            for s, init in grow)
+        trees = dict(zip(grow, trees))
+
+        # 2. the paths: every split x initial tree x C
+        tasks = [(s, init, c) for s in range(len(splits)) for init in inits for c in costs]
+        say(f"[TAOCV] {len(tasks)} path(s) over {alphas.size} values of alpha "
+            f"(lambda {self.lambda_min:.3g} to {alphas[-1] * total_weight / unit:.3g} "
+            "samples per node)", flush=True)
+        _, base_params = self._tao_params(1.0, inner_jobs)
+
+        def path_task(s, init, c):
+            train, val = splits[s]
+            Xt, yt, wt = part(train)
+            Xv, yv, _ = part(val)
+            params = {**base_params, "feature_cost": c}
+            return run_path(is_clf, params, trees[(s, init)], Xt, yt, wt, Xv, yv, alphas,
+                            restarts=self.restarts, max_refine=int(self.max_refine),
+                            deadline=deadline, keep_last=False,
+                            pair_features=self.pair_features)
+
+        results = Parallel(n_jobs=self.n_jobs, verbose=max(0, int(self.verbose) - 1))(
+            delayed(path_task)(*t) for t in tasks)
+        paths = dict(zip(tasks, results))
+        if self.verbose:
+            for (s, init, c), (steps, complete, _) in paths.items():
+                say(f"[TAOCV] split {s} init={init} C={c:g}: {len(steps)} trees, "
+                    f"{steps[-1]['nodes'] if steps else '-'} nodes at the end"
+                    f"{'' if complete else ' (stopped by time_limit)'}", flush=True)
+
+        # 3. the candidates and the choice
+        self.cv_results_ = self._candidates(paths, costs, inits, len(splits),
+                                            total_weight / unit)
+        if self.cv_results_["alpha"].size:
+            self.best_index_ = self._select(self.cv_results_)
+            best = {k: self.cv_results_[k][self.best_index_]
+                    for k in ("feature_cost", "init", "alpha")}
+        else:
+            # time_limit ran out before every split had a tree: the first settings, whose
+            # refit below returns TAO from the initial tree, stopped by the limit
+            warnings.warn(f"time_limit={self.time_limit:g} s left no candidate validated on "
+                          "every split; the tree is fitted with the first feature cost, "
+                          "initial tree and alpha of the grid", UserWarning, stacklevel=2)
+            self.best_index_ = -1
+            best = {"feature_cost": costs[0], "init": inits[0], "alpha": alphas[0]}
+        self.best_params_ = {"feature_cost": float(best["feature_cost"]),
+                             "init": str(best["init"]), "alpha": float(best["alpha"])}
+        say(f"[TAOCV] selected C={self.best_params_['feature_cost']:g} "
+            f"init={self.best_params_['init']} alpha={self.best_params_['alpha']:.4g} "
+            f"(lambda {self.best_params_['alpha'] * total_weight / unit:.3g}): validation score "
+            f"{self._row(self.best_index_, 'mean_score'):.4f}, "
+            f"{self._row(self.best_index_, 'mean_nodes'):.1f} nodes", flush=True)
+
+        # 4. the selected path on all the data (or the single split's tree)
+        chosen = self.best_params_
+        params = {**self._tao_params(chosen["feature_cost"], self.n_jobs)[1]}
+        out_of_time = deadline is not None and time.perf_counter() >= deadline
+        if refit and out_of_time:
+            # growing a tree on all the data cannot be stopped: keep the first split's
+            warnings.warn(f"time_limit={self.time_limit:g} s ran out before the refit; the "
+                          "tree is fitted on the first split's training part", UserWarning,
+                          stacklevel=2)
+            refit = False
+        if refit:
+            Xr, yr, wr = X, y, sw
+            tree = _initial_tree(is_clf, self._splitter_of(chosen["init"]), Xr, yr, wr,
+                                 self._tree_params(self.n_jobs))
+            grid = np.append(alphas[alphas < chosen["alpha"]], chosen["alpha"])
+            max_refine = int(self.max_refine)
+        else:
+            # the validated tree again: the split's own path, up to the chosen alpha
+            Xr, yr, wr = part(splits[0][0])
+            tree = trees[(0, chosen["init"])]
+            visited = np.array([st["alpha"] for st in
+                                paths[(0, chosen["init"], chosen["feature_cost"])][0]])
+            grid = visited[visited <= chosen["alpha"]] if self.best_index_ >= 0 else alphas[:1]
+            max_refine = 0
+        steps, _, est = run_path(is_clf, params, tree, Xr, yr, wr, None, None, grid,
+                                 restarts=self.restarts, max_refine=max_refine,
+                                 deadline=None if deadline is None
+                                 else max(deadline, time.perf_counter() + 1e-3),
+                                 keep_last=True, pair_features=self.pair_features)
+        if est is None:  # no time left at all: TAO from the initial tree, stopped at once
+            est = self._tao_params(chosen["feature_cost"], self.n_jobs)[0](**params)
+            est.set_params(init=tree, alpha=chosen["alpha"], time_limit=1e-6)
+            est._pair_features = self.pair_features
+            est.fit(Xr, yr, wr)
+        est.set_params(init=chosen["init"], warm_start=False, time_limit=self.time_limit,
+                       verbose=0)
+        est.__dict__.pop("_search_cache", None)
+        est.init_ = chosen["init"]
+        self.best_estimator_ = est
+        self.refit_path_ = [{k: v for k, v in st.items() if k != "val_samples"}
+                            for st in steps]
+        self.n_features_in_ = est.n_features_in_
+        if hasattr(est, "feature_names_in_"):
+            self.feature_names_in_ = est.feature_names_in_
+        if hasattr(est, "classes_"):
+            self.classes_ = est.classes_
+        self.n_splits_ = len(splits)
+        self.n_iter_ = est.n_iter_
+        self.fit_time_ = time.perf_counter() - start
+        say(f"[TAOCV] done in {self.fit_time_:.1f} s: {est.tree_.node_count} nodes", flush=True)
+        return self
+
+    def _row(self, index, key):
+        """``cv_results_[key][index]``, NaN for no candidate (``index`` -1)."""
+        return float(self.cv_results_[key][index]) if index >= 0 else float("nan")
+
+    def _candidates(self, paths, costs, inits, n_splits, per_lambda):
+        """One row per (C, init, alpha visited on some split) below every split's end;
+        ``lambda`` is ``alpha * per_lambda``."""
+        rows = {k: [] for k in RESULT_KEYS}
+        for init in inits:
+            for c in costs:
+                per_split = [paths[(s, init, c)] for s in range(n_splits)]
+                if any(not steps for steps, _, _ in per_split):
+                    continue
+                visited = np.unique(np.concatenate(
+                    [[st["alpha"] for st in steps] for steps, _, _ in per_split]))
+                # beyond an unfinished split's last alpha its tree is unknown
+                ends = [steps[-1]["alpha"] for steps, complete, _ in per_split if not complete]
+                if ends:
+                    visited = visited[visited <= min(ends)]
+                visited = visited[visited >= max(steps[0]["alpha"]
+                                                  for steps, _, _ in per_split)]
+                for a in visited:
+                    chosen = []
+                    for steps, _, _ in per_split:
+                        at = np.array([st["alpha"] for st in steps])
+                        chosen.append(steps[int(np.searchsorted(at, a, side="right")) - 1])
+                    scores = np.array([st["val_score"] for st in chosen])
+                    pooled = np.concatenate([st["val_samples"] for st in chosen])
+                    nodes = np.array([st["nodes"] for st in chosen], dtype=float)
+                    rows["feature_cost"].append(c)
+                    rows["init"].append(init)
+                    rows["alpha"].append(float(a))
+                    rows["lambda"].append(float(a) * per_lambda)
+                    rows["mean_nodes"].append(float(nodes.mean()))
+                    rows["mean_leaves"].append(float(np.mean([st["leaves"] for st in chosen])))
+                    rows["mean_bivariate"].append(
+                        float(np.mean([st["n_bivariate"] for st in chosen])))
+                    rows["mean_score"].append(float(scores.mean()))
+                    rows["std_score"].append(float(scores.std()))
+                    rows["se_score"].append(float(pooled.std() / np.sqrt(max(pooled.size, 1))))
+                    rows["split_scores"].append(scores)
+                    rows["split_nodes"].append(nodes)
+        out = {k: np.asarray(v) for k, v in rows.items()}
+        out["init"] = np.asarray(rows["init"], dtype=object)
+        if out["alpha"].size == 0:
+            out["split_scores"] = np.zeros((0, n_splits))
+            out["split_nodes"] = np.zeros((0, n_splits))
+        return out
+
+    def _select(self, results):
+        """Index of the chosen candidate (see the class docstring)."""
+        return select_candidate(results["mean_score"], results["mean_nodes"],
+                                results["se_score"], results["alpha"], self.rule)
+
+    # -------------------------------------------------------------- delegation
+    def predict(self, X):
+        """Predictions of the selected tree."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    def score(self, X, y, sample_weight=None):
+        """The selected tree's ``score``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.score(X, y, sample_weight=sample_weight)
+
+    def get_n_leaves(self):
+        """Leaves of the selected tree."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.get_n_leaves()
+
+    def get_depth(self):
+        """Depth of the selected tree."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.get_depth()
+
+    def node_kinds(self):
+        """Bivariate and univariate decision nodes of the selected tree."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.node_kinds()
+
+    @property
+    def tree_(self):
+        """The selected tree's ``tree_``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.tree_
+
+    @property
+    def feature_importances_(self):
+        """The selected tree's feature importances."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.feature_importances_
+
+    def results_frame(self):
+        """``cv_results_`` as a pandas DataFrame (one row per candidate)."""
+        import pandas as pd
+
+        check_is_fitted(self, "cv_results_")
+        frame = pd.DataFrame({k: v for k, v in self.cv_results_.items()
+                              if k not in ("split_scores", "split_nodes")})
+        frame["selected"] = np.arange(len(frame)) == self.best_index_
+        return frame
+
+
+def select_candidate(mean_score, mean_nodes, se_score, alpha, rule):
+    """The index a selection keeps.
+
+    ``rule="best"``: the highest mean score, ties to fewer mean nodes, then the
+    larger ``alpha``, then the first. ``rule="1se"``: among the candidates whose
+    mean score is at least the best one's minus its standard error, the fewest
+    mean nodes, ties to the higher mean score, then the larger ``alpha``.
+
+    Parameters
+    ----------
+    mean_score, mean_nodes, se_score, alpha : ndarray of shape (n_candidates,)
+    rule : {"best", "1se"}
+
+    Returns
+    -------
+    int
+    """
+    mean_score = np.asarray(mean_score, dtype=float)
+    mean_nodes = np.asarray(mean_nodes, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    n = mean_score.size
+    # lexsort sorts by the last key first; the first index wins among equals
+    best = int(np.lexsort((np.arange(n), -alpha, mean_nodes, -mean_score))[0])
+    if rule == "best":
+        return best
+    within = np.flatnonzero(mean_score >= mean_score[best] - float(se_score[best]))
+    order = np.lexsort((within, -alpha[within], -mean_score[within], mean_nodes[within]))
+    return int(within[order[0]])
+
+
+_CV_DOC = """
+    feature_costs : array-like of float, default=(1.0, 1.25, 1.5)
+        Values of ``C`` (the cost of a bivariate node relative to a univariate
+        one) explored; the paper advises 1.1 to 1.5.
+    inits : array-like of str, default=("bivariate", "univariate")
+        Initial trees explored: greedy bivariate and univariate CART.
+    lambda_min : float, default=1.0
+        Smallest ``lambda`` of the grid, in samples (training weight) per
+        decision node: for regression, in units of the targets' variance
+        (a node must remove ``lambda`` samples' worth of the total variance).
+    lambda_max_fraction : float, default=0.05
+        Largest ``lambda`` of the grid, as a share of the training weight.
+    n_lambdas : int, default=12
+        Values of the geometric base grid of ``lambda``.
+    max_refine : int, default=2
+        Times a step of the grid may be halved where the tree shrinks a lot.
+    restarts : bool, default=True
+        Also fit every ``alpha`` from the initial tree, keeping the lower
+        objective.
+    pair_features : int or None, default=8
+        TAO's bivariate search at a node covers the pairs of the
+        ``pair_features`` features of least univariate loss on its reduced
+        problem; None searches every pair (the paper's search, much slower
+        with many features).
+    cv : int, cross-validation generator or iterable, default=3
+        An int gives that many shuffled folds (stratified for classifiers where
+        every class has that many samples), seeded by ``random_state``; a
+        splitter such as ``RepeatedStratifiedKFold`` or ``ShuffleSplit`` gives
+        repeated validation; ``PredefinedSplit`` a single validation set.
+    rule : {"best", "1se"}, default="1se"
+        ``"best"``: the best mean validation score; ``"1se"``: the fewest
+        decision nodes within one standard error of it.
+    refit : {"auto", True, False}, default="auto"
+        ``True``: run the selected path on all the data. ``False`` (a single
+        split only): keep the tree of the split's training part. ``"auto"``:
+        ``False`` for a single split, else ``True``.
+    bivariate_splitter : str, default="orientations"
+        Splitter of the greedy bivariate initial tree: ``"orientations"``, the
+        paper's bivariate CART, or e.g. ``"auto"`` (bivtree's default for
+        greedy trees, often 10 times cheaper to grow; on ``segment`` TAO from
+        its tree reached up to 26 % higher objectives for small ``alpha``,
+        see ``benchmarks/results/bench_tao_init.md``).
+    max_depth : int, default=None
+        Depth of the initial trees.
+    min_samples_leaf : int or float, default=1
+        Of the initial trees.
+    n_orientations : int, default=30
+        Directions per feature pair (initial trees and TAO's search).
+    max_pairs : int, default=None
+        Largest number of feature pairs (``None``: 20000).
+    max_iter : int, default=50
+        TAO iterations per fit.
+    time_limit : float, default=None
+        Seconds for the whole selection from the call to ``fit``: no new
+        ``alpha`` starts after it and running fits stop between two depths
+        (the candidates are what was fitted by then); the refit of the
+        selected path then runs with what time is left, returning at least
+        the initial tree. Past the limit, the refit keeps the first split's
+        training part and initial tree (a warning says so). Growing the
+        initial trees is not interrupted.
+    n_jobs : int, default=None
+        joblib workers for the initial trees and the paths (the paths of the
+        splits, initial trees and ``C`` are independent). Results do not
+        depend on it.
+    random_state : int, RandomState or None, default=None
+        Seeds the folds (when ``cv`` is an int) and the initial trees.
+    verbose : int, default=0
+        Progress lines; 2 adds joblib's.
+"""
+
+_CV_ATTRIBUTES = """
+    best_estimator_ : TAOTreeClassifier or TAOTreeRegressor
+        The selected tree; prediction delegates to it. Its parameters are the
+        selected ``feature_cost`` and ``init``, and the ``alpha`` its path ended
+        at: the selected one, or with ``refit=False`` the largest value the
+        split's path visited up to it (the tree that was validated).
+    best_params_ : dict
+        ``feature_cost``, ``init``, ``alpha``.
+    best_index_ : int
+        Row of ``cv_results_`` selected; -1 when ``time_limit`` left no
+        candidate (with a warning: the first settings of the grids are fitted).
+    cv_results_ : dict of ndarray
+        The frontier, one entry per candidate: ``feature_cost``, ``init``,
+        ``alpha``, ``lambda`` (``alpha`` times the training weight),
+        ``mean_nodes``, ``mean_leaves``, ``mean_bivariate`` (decision nodes),
+        ``mean_score``, ``std_score`` (over splits), ``se_score`` (of the mean
+        over validation samples), ``split_scores`` and ``split_nodes``
+        (n_candidates, n_splits).
+    refit_path_ : list of dict
+        The steps of the refitted path (``alpha``, ``nodes``, ``objective``,
+        ``warm_objective``, ``restart_objective``, ``restarted``,
+        ``train_score``, ...).
+    n_splits_ : int
+    n_iter_ : int
+        TAO iterations of the selected tree's last fit.
+    fit_time_ : float
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+"""
+
+
+class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
+    __doc__ = f"""Bivariate TAO classifier with ``C``, initial tree and ``alpha`` chosen by validation.
+
+    See :mod:`bivtree.tao_selection` for the procedure.
+
+    Parameters
+    ----------
+    {_CV_DOC}
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight``.
+
+    Attributes
+    ----------
+    {_CV_ATTRIBUTES}
+    classes_ : ndarray of shape (n_classes,)
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bivtree import TAOTreeClassifierCV
+    >>> X, y = load_iris(return_X_y=True)
+    >>> cv = TAOTreeClassifierCV(feature_costs=[1.25], n_lambdas=6, max_depth=3,
+    ...                          random_state=0).fit(X, y)
+    >>> sorted(cv.best_params_)
+    ['alpha', 'feature_cost', 'init']
+    >>> bool(cv.score(X, y) > 0.9)
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **BaseTAOTreeCV._parameter_constraints,
+        "class_weight": BivariateTreeClassifier._parameter_constraints["class_weight"],
+    }
+
+    def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
+                 lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
+                 restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
+                 bivariate_splitter="orientations",
+                 max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
+                 max_iter=50, time_limit=None, class_weight=None, n_jobs=None,
+                 random_state=None, verbose=0):
+        super().__init__(
+            feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
+            lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
+            max_refine=max_refine, restarts=restarts, pair_features=pair_features, cv=cv,
+            rule=rule, refit=refit,
+            bivariate_splitter=bivariate_splitter, max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
+            max_pairs=max_pairs, max_iter=max_iter, time_limit=time_limit, n_jobs=n_jobs,
+            random_state=random_state, verbose=verbose)
+        self.class_weight = class_weight
+
+    def _is_classifier(self):
+        return True
+
+    def predict_proba(self, X):
+        """Class probabilities of the selected tree."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
+    __doc__ = f"""Bivariate TAO regressor with ``C``, initial tree and ``alpha`` chosen by validation.
+
+    As :class:`TAOTreeClassifierCV` with the squared error; the validation
+    score is R^2.
+
+    Parameters
+    ----------
+    {_CV_DOC}
+    Attributes
+    ----------
+    {_CV_ATTRIBUTES}
+    """
+
+    def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
+                 lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
+                 restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
+                 bivariate_splitter="orientations",
+                 max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
+                 max_iter=50, time_limit=None, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(
+            feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
+            lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
+            max_refine=max_refine, restarts=restarts, pair_features=pair_features, cv=cv,
+            rule=rule, refit=refit,
+            bivariate_splitter=bivariate_splitter, max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
+            max_pairs=max_pairs, max_iter=max_iter, time_limit=time_limit, n_jobs=n_jobs,
+            random_state=random_state, verbose=verbose)
+
+    def _is_classifier(self):
+        return False

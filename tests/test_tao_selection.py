@@ -1,0 +1,432 @@
+"""TAO model selection: paths with restarts, the 1-SE rule, time limits, screening, estimators."""
+
+import io
+import time
+import types
+from contextlib import redirect_stdout
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.model_selection import PredefinedSplit, ShuffleSplit
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import bivtree.tao as tao_module
+from bivtree import (
+    BivariateTreeClassifier,
+    TAOTreeClassifier,
+    TAOTreeClassifierCV,
+    TAOTreeRegressorCV,
+    load_model,
+    save_model,
+)
+from bivtree.tao import TAOData, TAOOptimizer, TAOState
+from bivtree.tao_selection import lambda_grid, run_path, select_candidate
+
+SETTINGS = settings(max_examples=8, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+#: small settings that keep every fit of a test short
+SMALL = {"feature_costs": [1.0, 1.5], "n_lambdas": 6, "max_depth": 4, "cv": 2,
+         "random_state": 0}
+
+
+def blobs(n, d, seed, n_classes=2):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = ((X[:, 0] + 0.7 * X[:, 1 % d] + 0.6 * rng.normal(size=n)) > 0).astype(int)
+    if n_classes > 2:
+        y = y + (X[:, -1] > 0.8).astype(int)
+    return X, y
+
+
+# ------------------------------------------------------------------ the path
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(40, 160), d=st.integers(2, 4))
+def test_restarts_never_give_a_higher_objective_than_the_warm_start(seed, n, d):
+    X, y = blobs(n, d, seed, n_classes=3)
+    tree = BivariateTreeClassifier(max_depth=4, n_orientations=8).fit(X, y).tree_
+    alphas = lambda_grid(n, 0.5, 0.2, 6)
+    params = {"feature_cost": 1.25, "n_orientations": 8}
+    steps, complete, _ = run_path(True, params, tree, X, y, None, X, y, alphas, restarts=True)
+    assert complete
+    for step in steps[1:]:
+        assert step["objective"] <= step["warm_objective"]
+        assert step["objective"] == min(step["warm_objective"], step["restart_objective"])
+        assert step["restarted"] == (step["restart_objective"] < step["warm_objective"])
+    # a restart is TAO from the initial tree: the same fit as a fresh estimator's
+    for step in steps[1:]:
+        fresh = TAOTreeClassifier(init=tree, alpha=step["alpha"], **params).fit(X, y)
+        assert step["restart_objective"] == pytest.approx(fresh.objective_, rel=1e-12)
+
+
+def test_a_restart_can_escape_the_warm_started_optimum():
+    # on this data the warm-started path gets stuck; the restart finds a lower objective
+    found = False
+    for seed in range(6):
+        X, y = blobs(150, 3, seed, n_classes=3)
+        tree = BivariateTreeClassifier(max_depth=4, n_orientations=8).fit(X, y).tree_
+        steps, _, _ = run_path(True, {"feature_cost": 1.25, "n_orientations": 8}, tree, X, y,
+                               None, X, y, lambda_grid(150, 0.5, 0.2, 8), restarts=True)
+        found |= any(s["restarted"] for s in steps)
+    assert found
+
+
+def test_without_restarts_the_path_is_warm_started_only():
+    X, y = blobs(120, 3, 1)
+    tree = BivariateTreeClassifier(max_depth=4).fit(X, y).tree_
+    steps, _, _ = run_path(True, {"feature_cost": 1.25}, tree, X, y, None, None, None,
+                           lambda_grid(120, 0.5, 0.2, 5), restarts=False)
+    assert all(np.isnan(s["restart_objective"]) and not s["restarted"] for s in steps)
+    assert all(s["objective"] == s["warm_objective"] for s in steps)
+    alphas = [s["alpha"] for s in steps]
+    assert alphas == sorted(alphas)
+
+
+def test_refinement_halves_steps_where_the_tree_shrinks():
+    X, y = blobs(300, 4, 2, n_classes=3)
+    tree = BivariateTreeClassifier(max_depth=6).fit(X, y).tree_
+    coarse = lambda_grid(300, 0.5, 0.3, 3)
+    plain, _, _ = run_path(True, {"feature_cost": 1.25}, tree, X, y, None, None, None, coarse,
+                           restarts=False, max_refine=0)
+    refined, _, _ = run_path(True, {"feature_cost": 1.25}, tree, X, y, None, None, None,
+                             coarse, restarts=False, max_refine=2)
+    assert [s["alpha"] for s in plain] == list(coarse[:len(plain)])
+    visited = [s["alpha"] for s in refined]
+    assert visited == sorted(visited) and len(set(visited)) == len(visited)
+    assert set(visited) - set(coarse)  # values between the grid's
+    # every grid value up to where the refined path ended (it may reach one decision
+    # node at an inserted value, and stop there)
+    assert {a for a in coarse if a <= visited[-1]} <= set(visited)
+
+
+def test_lambda_grid_is_geometric_in_samples_per_node():
+    alphas = lambda_grid(1000.0, 2.0, 0.1, 5)
+    np.testing.assert_allclose(alphas * 1000, np.geomspace(2.0, 100.0, 5))
+
+
+# ------------------------------------------------------------- the 1-SE rule
+
+def naive_one_se(mean, nodes, se, alpha):
+    best_score = max(mean)
+    best = min((i for i in range(len(mean)) if mean[i] == best_score),
+               key=lambda i: (nodes[i], -alpha[i], i))
+    within = [i for i in range(len(mean)) if mean[i] >= mean[best] - se[best]]
+    return min(within, key=lambda i: (nodes[i], -mean[i], -alpha[i], i))
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.sampled_from([0.8, 0.82, 0.85, 0.86, 0.9]), st.integers(1, 30),
+                          st.sampled_from([0.0, 0.01, 0.03]), st.floats(0, 1)),
+                min_size=1, max_size=12))
+def test_one_se_rule_picks_the_smallest_tree_within_one_standard_error(rows):
+    mean, nodes, se, alpha = (np.array(c, dtype=float) for c in zip(*rows))
+    assert select_candidate(mean, nodes, se, alpha, "1se") == naive_one_se(mean, nodes, se,
+                                                                           alpha)
+    best = select_candidate(mean, nodes, se, alpha, "best")
+    assert mean[best] == mean.max()
+
+
+def test_one_se_rule_on_a_fitted_selector():
+    X, y = blobs(240, 3, 4, n_classes=3)
+    cv = TAOTreeClassifierCV(rule="1se", **SMALL).fit(X, y)
+    r = cv.cv_results_
+    best = int(np.argmax(r["mean_score"]))
+    within = r["mean_score"] >= r["mean_score"].max() - r["se_score"][best] - 1e-12
+    assert r["mean_nodes"][cv.best_index_] == r["mean_nodes"][within].min()
+    top = TAOTreeClassifierCV(rule="best", **SMALL).fit(X, y)
+    assert top.cv_results_["mean_score"][top.best_index_] == r["mean_score"].max()
+    assert cv.cv_results_["mean_nodes"][cv.best_index_] <= \
+        top.cv_results_["mean_nodes"][top.best_index_]
+
+
+# -------------------------------------------------------------- the selector
+
+def test_selector_exposes_the_frontier_and_refits_the_choice():
+    X, y = blobs(240, 3, 5, n_classes=3)
+    cv = TAOTreeClassifierCV(**SMALL).fit(X, y)
+    r = cv.cv_results_
+    n = r["alpha"].size
+    assert n > 0 and all(len(r[k]) == n for k in ("feature_cost", "init", "mean_nodes",
+                                                    "mean_score", "se_score"))
+    assert r["split_scores"].shape == (n, 2)
+    assert set(r["init"]) == {"bivariate", "univariate"}
+    assert set(r["feature_cost"]) == {1.0, 1.5}
+    np.testing.assert_allclose(r["mean_score"], r["split_scores"].mean(axis=1))
+    best = cv.best_estimator_
+    assert best.alpha == cv.best_params_["alpha"] == r["alpha"][cv.best_index_]
+    assert best.feature_cost == cv.best_params_["feature_cost"]
+    assert best.init == best.init_ == cv.best_params_["init"]
+    assert cv.refit_path_[-1]["alpha"] == cv.best_params_["alpha"]
+    np.testing.assert_array_equal(cv.predict(X), best.predict(X))
+    assert cv.predict_proba(X).shape == (240, 3)
+    frame = cv.results_frame()
+    assert frame["selected"].sum() == 1 and len(frame) == n
+
+
+def test_the_selected_tree_saves_and_loads(tmp_path):
+    X, y = blobs(200, 3, 6)
+    cv = TAOTreeClassifierCV(**SMALL).fit(X, y)
+    save_model(cv.best_estimator_, tmp_path / "m.json")
+    loaded = load_model(tmp_path / "m.json")
+    np.testing.assert_array_equal(loaded.predict(X), cv.predict(X))
+
+
+def test_one_and_two_jobs_give_identical_selections():
+    X, y = blobs(200, 3, 7, n_classes=3)
+    a = TAOTreeClassifierCV(n_jobs=1, **SMALL).fit(X, y)
+    b = TAOTreeClassifierCV(n_jobs=2, **SMALL).fit(X, y)
+    assert a.best_params_ == b.best_params_
+    for key, value in a.cv_results_.items():
+        np.testing.assert_array_equal(value, b.cv_results_[key])
+    for name in ("children_left", "features", "weights", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
+
+
+def test_a_single_validation_split_keeps_its_tree():
+    X, y = blobs(200, 3, 8)
+    fold = np.where(np.arange(200) % 5 == 0, 0, -1)
+    params = {**SMALL, "cv": PredefinedSplit(fold)}
+    cv = TAOTreeClassifierCV(**params).fit(X, y)
+    assert cv.n_splits_ == 1
+    # refit="auto" keeps the tree fitted on the training part: 160 samples, the very
+    # tree that was validated
+    assert cv.tree_.weighted_n_node_samples[0] == 160
+    val = fold == 0
+    assert cv.score(X[val], y[val]) == cv.cv_results_["mean_score"][cv.best_index_]
+    assert cv.best_estimator_.alpha <= cv.best_params_["alpha"]
+    refit = TAOTreeClassifierCV(**{**params, "refit": True}).fit(X, y)
+    assert refit.tree_.weighted_n_node_samples[0] == 200
+    with pytest.raises(ValueError, match="single split"):
+        TAOTreeClassifierCV(**{**SMALL, "refit": False}).fit(X, y)
+
+
+def test_repeated_validation_splits():
+    X, y = blobs(200, 3, 9)
+    cv = TAOTreeClassifierCV(**{**SMALL, "cv": ShuffleSplit(3, test_size=0.25,
+                                                            random_state=0)}).fit(X, y)
+    assert cv.n_splits_ == 3 and cv.cv_results_["split_scores"].shape[1] == 3
+
+
+def test_regression_selector():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(240, 3))
+    y = np.where(X[:, 0] + X[:, 1] > 0, 2.0, -1.0) + 0.1 * rng.normal(size=240)
+    cv = TAOTreeRegressorCV(**SMALL).fit(X, y)
+    assert cv.score(X, y) > 0.9
+    assert cv.lambda_unit_ == pytest.approx(np.var(y))
+    np.testing.assert_allclose(cv.cv_results_["lambda"],
+                               cv.cv_results_["alpha"] * 240 / np.var(y))
+
+
+def test_verbose_reports_progress():
+    X, y = blobs(150, 3, 10)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        TAOTreeClassifierCV(verbose=1, **SMALL).fit(X, y)
+    text = out.getvalue()
+    assert "[TAOCV] growing" in text and "selected C=" in text and "done in" in text
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"feature_costs": []}, "feature_costs must be"),
+    ({"feature_costs": [1.0, -1.0]}, "feature_costs must be"),
+    ({"inits": ["greedy"]}, "inits must name"),
+    ({"bivariate_splitter": "nope"}, "bivariate_splitter must be"),
+    ({"rule": "2se"}, "rule"),
+    ({"n_lambdas": 0}, "n_lambdas"),
+    ({"pair_features": 1}, "pair_features"),
+    ({"lambda_max_fraction": 2.0}, "lambda_max_fraction"),
+])
+def test_bad_parameters_are_named(params, message):
+    X, y = blobs(60, 3, 11)
+    with pytest.raises(ValueError, match=message):
+        TAOTreeClassifierCV(**{**SMALL, **params}).fit(X, y)
+
+
+# -------------------------------------------------------------- time limits
+
+class FakeClock:
+    """``time.perf_counter`` that advances ``step`` seconds at every call."""
+
+    def __init__(self, step):
+        self.now = 0.0
+        self.step = step
+
+    def perf_counter(self):
+        self.now += self.step
+        return self.now
+
+
+def test_time_limit_is_checked_between_depths(monkeypatch):
+    # a deep tree: with a clock that moves only when read, the limit stops the
+    # run between two depths of the first iteration, not at its end
+    X, y = blobs(300, 3, 12, n_classes=3)
+    tree = BivariateTreeClassifier().fit(X, y).tree_
+    data = TAOData(np.asfortranarray(X), y.astype(np.int64), np.zeros(300), np.ones(300), 3)
+    full = TAOOptimizer(data, alpha=0.001, feature_cost=1.25, n_orientations=8,
+                        exact_max_samples=0, max_iter=5)
+    state_full = TAOState.from_tree(tree, False)
+    result_full = full.run(state_full)
+    clock = FakeClock(1.0)
+    monkeypatch.setattr(tao_module, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
+    state = TAOState.from_tree(tree, False)
+    opt = TAOOptimizer(data, alpha=0.001, feature_cost=1.25, n_orientations=8,
+                       exact_max_samples=0, max_iter=5, time_limit=4.0, start=0.0)
+    result = opt.run(state)
+    assert result.n_iter == 1 and not result.converged
+    # stopped inside the first pass: a partial pass, still a descent
+    assert result.objective_path[1] <= result.objective_path[0]
+    assert result.objective_path[1] >= result_full.objective_path[1]
+    assert clock.now <= 4.0 + 3 * clock.step
+
+
+def test_time_limit_counts_the_initial_tree(monkeypatch):
+    X, y = blobs(200, 3, 13)
+    calls = []
+    real = BivariateTreeClassifier.fit
+
+    def slow_fit(self, *args, **kwargs):
+        calls.append(1)
+        time.sleep(0.3)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(BivariateTreeClassifier, "fit", slow_fit)
+    est = TAOTreeClassifier(alpha=0.001, time_limit=0.2).fit(X, y)
+    assert calls and est.n_iter_ == 0 and not est.converged_
+    # the initial tree is returned, with its objective
+    assert est.objective_ == pytest.approx(est.objective_path_[0])
+
+
+def test_a_time_limit_too_short_for_any_path_still_gives_a_tree():
+    X, y = blobs(200, 3, 19)
+    with pytest.warns(UserWarning, match="left no candidate"):
+        cv = TAOTreeClassifierCV(**{**SMALL, "time_limit": 1e-3}).fit(X, y)
+    assert cv.best_index_ == -1 and cv.cv_results_["alpha"].size == 0
+    assert cv.best_params_["feature_cost"] == 1.0 and cv.best_params_["init"] == "bivariate"
+    assert cv.predict(X).shape == (200,)
+    assert not cv.results_frame()["selected"].any()
+
+
+@pytest.mark.slow
+def test_time_limit_honoured_on_a_slow_case():
+    # limits well above the (not interruptible) growth of the greedy initial trees
+    X, y = blobs(5000, 12, 14, n_classes=3)
+    for limit in (10.0, 20.0):
+        t0 = time.perf_counter()
+        cv = TAOTreeClassifierCV(time_limit=limit, bivariate_splitter="auto",
+                                 random_state=0).fit(X, y)
+        elapsed = time.perf_counter() - t0
+        assert elapsed <= 1.1 * limit + 1.0, elapsed
+        assert cv.best_estimator_.tree_.node_count >= 1
+        t0 = time.perf_counter()
+        TAOTreeClassifier(alpha=0.0001, init="univariate", time_limit=limit).fit(X, y)
+        assert time.perf_counter() - t0 <= 1.1 * limit + 1.0
+
+
+# ----------------------------------------------------------- pair screening
+
+def _run_screened(X, y, pair_features, incremental=True, alpha=0.002):
+    n = X.shape[0]
+    tree = BivariateTreeClassifier(max_depth=5, n_orientations=8).fit(X, y).tree_
+    data = TAOData(np.asfortranarray(X), y.astype(np.int64), np.zeros(n), np.ones(n),
+                   int(y.max()) + 1)
+    state = TAOState.from_tree(tree, False)
+    opt = TAOOptimizer(data, alpha=alpha, feature_cost=1.1, n_orientations=8,
+                       exact_max_samples=30, max_iter=6, incremental=incremental,
+                       pair_features=pair_features)
+    return state, opt.run(state)
+
+
+def test_screening_every_feature_is_the_full_search():
+    X, y = blobs(250, 4, 15, n_classes=3)
+    a, ra = _run_screened(X, y, None)
+    b, rb = _run_screened(X, y, 4)
+    assert ra.objective_path == rb.objective_path
+    for name in ("features", "weights", "threshold", "kind"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_screened_incremental_search_gives_the_same_iterations():
+    X, y = blobs(300, 6, 16, n_classes=3)
+    a, ra = _run_screened(X, y, 3, incremental=True)
+    b, rb = _run_screened(X, y, 3, incremental=False)
+    assert ra.n_iter >= 2
+    assert ra.objective_path == rb.objective_path
+    for name in ("features", "weights", "threshold", "kind"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    # the objective still never increases
+    assert all(q <= p for p, q in zip(ra.objective_path, ra.objective_path[1:]))
+
+
+def test_screened_pairs_come_from_the_best_univariate_features():
+    # one decision node: its bivariate rule uses two of its 2 best single features
+    rng = np.random.default_rng(17)
+    X = rng.normal(size=(300, 6))
+    y = (X[:, 3] - 0.8 * X[:, 5] > 0).astype(int)
+    stump = BivariateTreeClassifier(max_depth=1, splitter="univariate").fit(X, y).tree_
+    data = TAOData(np.asfortranarray(X), y.astype(np.int64), np.zeros(300), np.ones(300), 2)
+    state = TAOState.from_tree(stump, False)
+    TAOOptimizer(data, alpha=0.0, feature_cost=1.0, n_orientations=16, exact_max_samples=0,
+                 max_iter=3, pair_features=2).run(state)
+    errors = [np.mean((X[:, f] > np.median(X[:, f])) != y) for f in range(6)]
+    assert set(state.features[0]) == {3, 5}
+    assert sorted(np.argsort(np.minimum(errors, 1 - np.asarray(errors)))[:2]) == [3, 5]
+
+
+# ---------------------------------------------------------- scikit-learn API
+
+# one alpha and shallow trees: a few fits per check (the checks fit hundreds of times)
+@parametrize_with_checks([
+    TAOTreeClassifierCV(feature_costs=[1.25], inits=["bivariate"], n_lambdas=1, cv=2,
+                        max_depth=2),
+    TAOTreeRegressorCV(feature_costs=[1.25], inits=["univariate"], n_lambdas=2, cv=2,
+                       max_depth=2, restarts=False),
+])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# ------------------------------------------------------------ command line
+
+@pytest.fixture
+def csv_table(tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, y = blobs(150, 3, 18)
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "label": y})
+    path = tmp_path / "train.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+@pytest.mark.parametrize("model", ["tao", "tao-cv"])
+def test_command_line_fits_tao(capsys, tmp_path, csv_table, model):
+    from bivtree.cli import main
+
+    path, frame = csv_table
+    out_path = tmp_path / "m.json"
+    extra = ["--set", "alpha=0.01"] if model == "tao" else [
+        "--set", "n_lambdas=4", "--set", "feature_costs=[1.25]", "--set", "cv=2"]
+    assert main(["fit", str(path), "--target", "label", "--model", model, "--max-depth", "3",
+                 "-o", str(out_path), *extra]) == 0
+    out = capsys.readouterr().out
+    assert "fitting a TAOTreeClassifier" in out and "model written" in out
+    if model == "tao":
+        assert "[TAO] alpha=0.01 iteration 1" in out
+    else:
+        assert "[TAOCV]" in out and "selected C=1.25" in out
+    loaded = load_model(out_path)
+    assert isinstance(loaded, TAOTreeClassifier)
+    X = frame[["a", "b", "c"]]
+    assert loaded.score(X, frame["label"]) > 0.8
+
+
+def test_command_line_refuses_greedy_options_for_tao(capsys, tmp_path, csv_table):
+    from bivtree.cli import main
+
+    path, _ = csv_table
+    assert main(["fit", str(path), "--target", "label", "--model", "tao", "--splitter",
+                 "orientations", "-o", str(tmp_path / "m.json")]) == 1
+    assert "--splitter applies to greedy trees" in capsys.readouterr().err
