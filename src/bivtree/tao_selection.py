@@ -792,7 +792,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = False  # TAO refuses missing values
+        tags.input_tags.sparse = True  # densified by the TAO estimators' data check
         return tags
 
 
@@ -828,3 +829,9 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
 
     def _is_classifier(self):
         return False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False  # TAO refuses missing values
+        tags.input_tags.sparse = True  # densified by the TAO estimators' data check
+        return tags
