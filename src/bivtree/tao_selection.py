@@ -550,6 +550,12 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         return select_candidate(results["mean_score"], results["mean_nodes"],
                                 results["se_score"], results["alpha"], self.rule)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False  # TAO refuses missing values
+        tags.input_tags.sparse = True  # densified by the TAO estimators' data check
+        return tags
+
     # -------------------------------------------------------------- delegation
     def predict(self, X):
         """Predictions of the selected tree."""
@@ -790,12 +796,6 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict_proba(X)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False  # TAO refuses missing values
-        tags.input_tags.sparse = True  # densified by the TAO estimators' data check
-        return tags
-
 
 class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
     __doc__ = f"""Bivariate TAO regressor with ``C``, initial tree and ``alpha`` chosen by validation.
@@ -829,9 +829,3 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
 
     def _is_classifier(self):
         return False
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False  # TAO refuses missing values
-        tags.input_tags.sparse = True  # densified by the TAO estimators' data check
-        return tags
