@@ -154,15 +154,15 @@ def test_sigint_during_a_fit_in_the_main_thread_raises_keyboard_interrupt():
 
 
 def _grown_subtrees(monkeypatch):
-    """Record the root sizes of the subtrees a fit grows on threads."""
+    """Record the sizes of the nodes a fit hands to its growing threads."""
     sizes = []
-    grow_all = TreeGrower._grow_all
+    grow_pending = TreeGrower._grow_pending
 
-    def spy(self, data, samples, subtrees, *args):
-        sizes.extend(node.end - node.start for node in subtrees)
-        return grow_all(self, data, samples, subtrees, *args)
+    def spy(self, data, samples, pending, *args):
+        sizes.extend(node.end - node.start for node in pending)
+        return grow_pending(self, data, samples, pending, *args)
 
-    monkeypatch.setattr(TreeGrower, "_grow_all", spy)
+    monkeypatch.setattr(TreeGrower, "_grow_pending", spy)
     return sizes
 
 
@@ -230,7 +230,7 @@ def test_verbose_growth_on_threads_reports_progress(capsys):
     y = (X[:, 0] * X[:, 1] > 0).astype(int)
     BivariateTreeClassifier(n_jobs=2, verbose=1).fit(X, y)
     out = capsys.readouterr().out
-    assert re.search(r"nodes in \d+ of \d+ subtrees", out), out
+    assert re.search(r"\d+ nodes in \d+ subtrees", out), out
 
 
 @needs_two_threads

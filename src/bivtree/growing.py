@@ -10,13 +10,14 @@ growing depth first, and in creation order when growing best first; either way
 children have larger ids than their parent.
 
 With more than one kernel thread, depth-first growth of a splitter that allows it
-grows whole subtrees at once: the top of the tree is split first, one node at a
-time with every thread inside each node's search, until no unsplit node holds
-more than a share of the samples; then the subtrees below are grown by as many
-Python threads as the fit has, each with one kernel thread (the kernels release
-the GIL), largest first (fewer while concurrent fits hold the process's threads),
-and stitched together in preorder. A node's split
-depends only on its samples, so the tree is the same as with one thread.
+works on several nodes at once: the root (and the next nodes, while there are
+fewer of them than threads) is split with every thread inside its search; then
+as many Python threads as the fit has, each with one kernel thread (the kernels
+release the GIL), take the largest node left (fewer threads while concurrent
+fits hold the process's threads): a node holding more than a share of the
+samples is split and its children go back to the pool, a smaller one has its
+whole subtree grown. The pieces are stitched together in preorder. A node's
+split depends only on its samples, so the tree is the same as with one thread.
 
 Missing values: a node whose training samples include one missing a feature of
 its test (NaN) keeps the side the splitter chose for them
@@ -256,27 +257,21 @@ class TreeGrower:
             stack.append((start, mid, depth + 1, node, True, left))
 
     def _grow_subtrees_in_parallel(self, data, samples, nodes, root, n_threads, t0):
-        """Depth-first growth with ``n_threads`` threads, subtrees at once (see the module)."""
+        """Depth-first growth with ``n_threads`` threads, nodes at once (see the module)."""
         w_root = root[1]
-        # unsplit nodes above this size are split first, with every thread per node
+        # nodes above this size are split one at a time; below it, whole subtrees are grown
         share = max(PARALLEL_MIN_SUBTREE, samples.shape[0] // (4 * n_threads))
         top = _Pending(0, samples.shape[0], 0, root)
-        queue, subtrees = [top], []
-        while queue:
-            node = queue.pop()
-            if node.end - node.start <= share:
-                subtrees.append(node)
+        pending = [top]
+        # while there are fewer large nodes than threads, a thread per node would leave
+        # some idle: the largest is split here, with every thread inside its search
+        while 0 < len(pending) < n_threads:
+            node = pending.pop()
+            if not self._split_pending(data, samples, node, share, w_root):
                 continue
-            if self._is_leaf_before_split(node.depth, node.end - node.start, node.summary):
-                continue
-            result = self._split(data, samples, node.start, node.end, node.summary, w_root)
-            if result is None:
-                continue
-            node.split, mid, left, right, _, node.missing_left = result
-            node.children = (_Pending(node.start, mid, node.depth + 1, left),
-                             _Pending(mid, node.end, node.depth + 1, right))
-            queue.extend(node.children)
-        grown = self._grow_all(data, samples, subtrees, w_root, n_threads, t0)
+            pending.extend(node.children)
+            pending.sort(key=lambda node: node.end - node.start)
+        grown = self._grow_pending(data, samples, pending, share, w_root, n_threads, t0)
         # stitched in preorder, as one thread numbers them
         stack = [(top, -1, False)]
         while stack:
@@ -291,64 +286,113 @@ class TreeGrower:
                 stack.append((node.children[1], index, False))
                 stack.append((node.children[0], index, True))
 
-    def _grow_all(self, data, samples, subtrees, w_root, n_threads, t0):
-        """Grow every pending node of ``subtrees`` on ``n_threads`` threads, largest first.
+    def _split_pending(self, data, samples, node, share, w_root):
+        """Split the large pending ``node`` in place; False when it stays a leaf or is
+        small enough (at most ``share`` samples) to be grown whole."""
+        if node.end - node.start <= share or self._is_leaf_before_split(
+                node.depth, node.end - node.start, node.summary):
+            return False
+        result = self._split(data, samples, node.start, node.end, node.summary, w_root)
+        if result is None:
+            return False
+        node.split, mid, left, right, _, node.missing_left = result
+        node.children = (_Pending(node.start, mid, node.depth + 1, left),
+                         _Pending(mid, node.end, node.depth + 1, right))
+        return True
 
-        Sets each one's ``subtree`` to the index of its grown node list in the
-        returned list. Each thread uses one kernel thread and takes the largest
-        subtree left; while fits running beside this one hold more threads than
+    def _grow_pending(self, data, samples, pending, share, w_root, n_threads, t0):
+        """Grow every node of ``pending`` on ``n_threads`` threads, largest first.
+
+        Each thread uses one kernel thread and takes the largest node left: a
+        node over ``share`` samples is split and its children go back to the
+        pending nodes; a smaller one has its whole subtree grown, and its
+        ``subtree`` set to the index of that node list in the returned list.
+        Splitting large nodes one per thread, rather than one at a time with
+        every thread inside the search, keeps the threads busy from the top of
+        the tree down. While fits running beside this one hold more threads than
         the process has (:func:`~bivtree._threads.threads_over_budget`), the
-        extra threads take no new subtree, so the cores are not oversubscribed.
-        If one thread fails (or Ctrl-C stops it), the others stop at their next
+        extra threads take no new node, so the cores are not oversubscribed. If
+        one thread fails (or Ctrl-C stops it), the others stop at their next
         node and the error is raised.
         """
-        for index, node in enumerate(subtrees):
-            node.subtree = index
-        left_to_grow = sorted(subtrees, key=lambda node: node.start - node.end)
-        grown = [None] * len(subtrees)
+        pending = sorted(pending, key=lambda node: node.end - node.start)
+        grown = []
         abort = threading.Event()
-        lock = threading.Lock()
+        changed = threading.Condition()
         errors = []
+        busy = 0  # threads splitting a large node, whose children are still to come
+
+        def take(index):
+            """The next node for thread ``index``, or None when there is none left."""
+            nonlocal busy
+            with changed:
+                while not abort.is_set():
+                    resting = index > 0 and index >= n_threads - threads_over_budget()
+                    if pending and not resting:
+                        node = pending.pop()  # the largest
+                        if node.end - node.start > share:
+                            busy += 1
+                        return node
+                    if not pending and busy == 0:
+                        return None
+                    # another fit holds the cores this thread would use, or a thread
+                    # splitting a large node will add its children
+                    changed.wait(0.01)
+                return None
 
         def work(index):
-            numba.set_num_threads(1)  # per thread in numba: the fit's threads grow subtrees
-            while not abort.is_set():
-                with lock:
-                    if not left_to_grow:
-                        return
-                    resting = index > 0 and index >= n_threads - threads_over_budget()
-                    node = None if resting else left_to_grow.pop(0)
-                if node is None:
-                    time.sleep(0.01)  # another fit holds the cores this thread would use
-                    continue
-                nodes = _NodeList(self.n_slots)
+            nonlocal busy
+            numba.set_num_threads(1)  # per thread in numba: the fit's threads share the nodes
+            while (node := take(index)) is not None:
+                large = node.end - node.start > share
                 try:
-                    self._grow_depth_first(data, samples, nodes, node, w_root, t0, abort=abort)
+                    if large:
+                        split = self._split_pending(data, samples, node, share, w_root)
+                    else:
+                        subtree = _NodeList(self.n_slots)
+                        self._grow_depth_first(data, samples, subtree, node, w_root, t0,
+                                               abort=abort)
                 except BaseException as error:  # raised by the calling thread  # noqa: BLE001
-                    errors.append(error)
-                    abort.set()  # the other threads stop at their next node
+                    with changed:
+                        errors.append(error)
+                        abort.set()  # the other threads stop at their next node
+                        changed.notify_all()
                     return
-                grown[node.subtree] = nodes
+                with changed:
+                    if large:
+                        busy -= 1
+                        if split:
+                            pending.extend(node.children)
+                            pending.sort(key=lambda node: node.end - node.start)
+                    else:
+                        node.subtree = len(grown)
+                        grown.append(subtree)
+                    changed.notify_all()
 
         threads = [threading.Thread(target=work, args=(k,), name=f"bivtree-grow_{k}",
                                     daemon=True) for k in range(n_threads)]
         for thread in threads:
             thread.start()
-        reported = 0
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(0.1)
-                done = sum(1 for g in grown if g is not None)
-                if self.verbose and done > reported:
-                    reported = done
-                    n_nodes = sum(len(g.rows) for g in grown if g is not None)
-                    print(f"[bivtree] {n_nodes} nodes in {done} of {len(grown)} subtrees, "
-                          f"{time.perf_counter() - t0:.1f} s", flush=True)
+        self._join_reporting(threads, grown, t0)
         if errors:
             # the error that stopped the growth, not a thread's stop on seeing it
             real = [e for e in errors if not isinstance(e, _Aborted)]
             raise (real or errors)[0]
         return grown
+
+    def _join_reporting(self, threads, grown, t0):
+        """Wait for the growing ``threads``, reporting the subtrees ``grown`` so far when
+        ``verbose``."""
+        reported = 0
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.1)
+                done = len(grown)
+                if self.verbose and done > reported:
+                    reported = done
+                    n_nodes = sum(len(g.rows) for g in list(grown))
+                    print(f"[bivtree] {n_nodes} nodes in {done} subtrees, "
+                          f"{time.perf_counter() - t0:.1f} s", flush=True)
 
     def _grow_best_first(self, data, samples, nodes, root, t0):
         w_root = root[1]
