@@ -322,6 +322,13 @@ def test_bad_categorical_specs_are_named():
         BivariateTreeClassifier().fit(mixed, y)
 
 
+def test_an_infinite_category_value_is_named():
+    X = np.array([[1.0, 0.5], [2.0, 1.5], [np.inf, 2.5], [1.0, 3.5]] * 5)
+    y = np.arange(20) % 2
+    with pytest.raises(ValueError, match="categorical column .* infinite value"):
+        BivariateTreeClassifier(categorical_features=[0]).fit(X, y)
+
+
 def test_more_than_64_categories_need_max_categories():
     rng = np.random.default_rng(0)
     n = 400

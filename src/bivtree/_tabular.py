@@ -159,6 +159,13 @@ def _plain(value):
 def _sorted_categories(values, dtype, name):
     """Distinct non-missing values: in the order of a ``category`` dtype, else sorted."""
     present = {_plain(v) for v in values}
+    if any(isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isinf(v)
+           for v in present):
+        # infinite values stay an error, as in numeric columns (and a model could not save
+        # them as category values)
+        raise ValueError(f"categorical column {name} holds an infinite value; replace it "
+                         "(e.g. with NaN for missing) or leave the column out of "
+                         "categorical_features")
     order = getattr(dtype, "categories", None)
     if order is not None:
         return [_plain(c) for c in order if _plain(c) in present]
