@@ -348,37 +348,34 @@ def _interval_direction(s_lo, s_hi):
 
 
 @njit(**NUMBA_OPTS)
-def sweep_pair(u, v, stats, objective, params, stop):
-    """Best split of the points ``(u_i, v_i)`` by a line, for ``objective``.
+def _held_direction(s_lo, s_hi):
+    """:func:`_interval_direction`, moved off the axes when it lands on one.
 
-    Parameters
-    ----------
-    u, v : float64 (n,)
-        Coordinates.
-    stats : float64 (n, d)
-        Additive statistics of each point.
-    objective : int or numba function
-        Code of a built-in objective (:func:`builtin_objective`), or a function
-        ``(left, right, params) -> float`` of the summed statistics of each
-        side; lower is better, ``inf`` for a forbidden partition.
-    params : float64 array
-        Passed through to ``objective``.
-    stop : int64 (1,)
-        The sweep gives up (``complete = False``) once ``stop[0]`` is non-zero.
+    With rows held aside (missing values), a rule on one axis is not the
+    univariate rule of that feature (it holds aside the rows missing the other
+    feature as well), so the returned direction must weigh both coordinates.
+    """
+    wu, wv = _interval_direction(s_lo, s_hi)
+    if wu != 0.0 and wv != 0.0:
+        return wu, wv
+    t_lo = -math.pi / 2.0 if not math.isfinite(s_lo) else math.atan(s_lo)
+    t_hi = math.pi / 2.0 if not math.isfinite(s_hi) else math.atan(s_hi)
+    t = t_lo + (t_hi - t_lo) / 4.0
+    wu = math.cos(t)
+    wv = math.sin(t)
+    scale = max(abs(wu), abs(wv))
+    return wu / scale, wv / scale
 
-    Returns
-    -------
-    optimum : float
-        Best objective over all cuts seen (``inf`` if none was finite).
-    wu, wv : float
-        Direction of the best cut: ``left iff wu * u + wv * v <= threshold``.
-    threshold : float
-    value : float
-        Objective of the partition the returned rule makes (``optimum`` up to
-        rounding of the projections).
-    n_swaps : int
-        Number of swaps (critical events) processed.
-    complete : bool
+
+@njit(**NUMBA_OPTS)
+def sweep_points(u, v, stats, held, has_held, objective, params, stop):
+    """:func:`sweep_pair`, with the statistics ``held`` of rows held aside when ``has_held``.
+
+    The held rows (rows missing a coordinate) go, together, to the left or to
+    the right side of every cut, both scored; with them the cut putting every
+    point on one side is a partition too (the points against the held rows).
+    Without held rows (``has_held`` false, ``held`` not read) this is the plain
+    sweep, operation for operation.
     """
     mu, mv, ms = merge_points(u, v, stats)
     m = mu.shape[0]
@@ -387,7 +384,17 @@ def sweep_pair(u, v, stats, objective, params, stop):
     for i in range(m):
         for c in range(d):
             total[c] += ms[i, c]
+    right = np.empty(d)
+    held_left = np.empty(d)
+    held_right = np.empty(d)
+    # every point on one side, the held rows on the other (scored once: the mirror
+    # partition is the same one)
+    all_points = np.inf
+    if has_held and m > 0:
+        all_points = _evaluate(objective, total, held, params)
     if m < 2:
+        if has_held and m == 1:
+            return all_points, 1.0, 1.0, np.inf, all_points, 0, True
         return np.inf, 1.0, 0.0, 0.0, np.inf, 0, True
     n_cuts = m - 1
     perm = np.arange(m)
@@ -397,7 +404,6 @@ def sweep_pair(u, v, stats, objective, params, stop):
     for p in range(1, n_cuts):
         for c in range(d):
             prefix[p, c] = prefix[p - 1, c] + ms[p, c]
-    right = np.empty(d)
 
     # indexed heap of the next swap slope of each adjacent pair
     hkey = np.empty(n_cuts)
@@ -414,10 +420,20 @@ def sweep_pair(u, v, stats, objective, params, stop):
     best_hi = np.inf
     # the order at s -> -inf, valid until the first swap
     first = hkey[0]
+    if all_points < best:
+        best = all_points
+        best_cut = n_cuts  # every point left: any direction makes it
     for p in range(n_cuts):
         for c in range(d):
             right[c] = total[c] - prefix[p, c]
-        val = _evaluate(objective, prefix[p], right, params)
+        if has_held:
+            for c in range(d):
+                held_left[c] = prefix[p, c] + held[c]
+                held_right[c] = right[c] + held[c]
+            val = min(_evaluate(objective, held_left, right, params),
+                      _evaluate(objective, prefix[p], held_right, params))
+        else:
+            val = _evaluate(objective, prefix[p], right, params)
         if val < best:
             best = val
             best_cut = p
@@ -441,7 +457,14 @@ def sweep_pair(u, v, stats, objective, params, stop):
                 dirty[c0] = False
                 for c in range(d):
                     right[c] = total[c] - prefix[c0, c]
-                val = _evaluate(objective, prefix[c0], right, params)
+                if has_held:
+                    for c in range(d):
+                        held_left[c] = prefix[c0, c] + held[c]
+                        held_right[c] = right[c] + held[c]
+                    val = min(_evaluate(objective, held_left, right, params),
+                              _evaluate(objective, prefix[c0], held_right, params))
+                else:
+                    val = _evaluate(objective, prefix[c0], right, params)
                 if val < best:
                     best = val
                     best_cut = c0
@@ -475,7 +498,13 @@ def sweep_pair(u, v, stats, objective, params, stop):
 
     if best_cut < 0:
         return np.inf, 1.0, 0.0, 0.0, np.inf, n_swaps, complete
-    wu, wv = _interval_direction(best_lo, best_hi)
+    if best_cut == n_cuts:
+        # every point against the held rows: both coordinates weighed, as for any cut
+        return best, 1.0, 1.0, np.inf, best, n_swaps, complete
+    if has_held:
+        wu, wv = _held_direction(best_lo, best_hi)
+    else:
+        wu, wv = _interval_direction(best_lo, best_hi)
     proj = np.empty(m)
     for i in range(m):
         proj[i] = wu * mu[i] + wv * mv[i]
@@ -489,8 +518,96 @@ def sweep_pair(u, v, stats, objective, params, stop):
                 left[c] += ms[i, c]
     for c in range(d):
         right[c] = total[c] - left[c]
-    value = _evaluate(objective, left, right, params)
+    if has_held:
+        for c in range(d):
+            held_left[c] = left[c] + held[c]
+            held_right[c] = right[c] + held[c]
+        value = min(_evaluate(objective, held_left, right, params),
+                    _evaluate(objective, left, held_right, params))
+    else:
+        value = _evaluate(objective, left, right, params)
     return best, wu, wv, threshold, value, n_swaps, complete
+
+
+@njit(**NUMBA_OPTS)
+def sweep_pair(u, v, stats, objective, params, stop):
+    """Best split of the points ``(u_i, v_i)`` by a line, for ``objective``.
+
+    Parameters
+    ----------
+    u, v : float64 (n,)
+        Coordinates.
+    stats : float64 (n, d)
+        Additive statistics of each point.
+    objective : int or numba function
+        Code of a built-in objective (:func:`builtin_objective`), or a function
+        ``(left, right, params) -> float`` of the summed statistics of each
+        side; lower is better, ``inf`` for a forbidden partition.
+    params : float64 array
+        Passed through to ``objective``.
+    stop : int64 (1,)
+        The sweep gives up (``complete = False``) once ``stop[0]`` is non-zero.
+
+    Returns
+    -------
+    optimum : float
+        Best objective over all cuts seen (``inf`` if none was finite).
+    wu, wv : float
+        Direction of the best cut: ``left iff wu * u + wv * v <= threshold``.
+    threshold : float
+    value : float
+        Objective of the partition the returned rule makes (``optimum`` up to
+        rounding of the projections).
+    n_swaps : int
+        Number of swaps (critical events) processed.
+    complete : bool
+    """
+    return sweep_points(u, v, stats, np.zeros(stats.shape[1]), False, objective, params, stop)
+
+
+@njit(**NUMBA_OPTS)
+def complete_points(u, v, stats):
+    """The points with both coordinates known, and the summed statistics of the others.
+
+    Returns ``(u, v, stats, held, n_held)``: the rows of the inputs where
+    neither ``u`` nor ``v`` is NaN, then the statistics summed over the rows
+    where one is (``n_held`` of them).
+    """
+    n = u.shape[0]
+    d = stats.shape[1]
+    keep = np.empty(n, dtype=np.int64)
+    held = np.zeros(d)
+    m = 0
+    for p in range(n):
+        if math.isnan(u[p]) or math.isnan(v[p]):
+            for c in range(d):
+                held[c] += stats[p, c]
+        else:
+            keep[m] = p
+            m += 1
+    keep = keep[:m]
+    return u[keep], v[keep], stats[keep], held, n - m
+
+
+@njit(**NUMBA_OPTS)
+def sweep_pair_missing(u, v, stats, objective, params, stop):
+    """:func:`sweep_pair` for points that may miss a coordinate (NaN, a missing value).
+
+    The points missing ``u`` or ``v`` are held aside and go, together, to the
+    left or to the right of every line, both scored: the search is exact over
+    every partition of the complete points by a line times the side of the
+    others. Without NaN it is :func:`sweep_pair` itself. The returned
+    ``threshold`` and ``value`` are those of the complete points' partition,
+    ``threshold`` being ``inf`` when every complete point goes left.
+    """
+    n_missing = 0
+    for p in range(u.shape[0]):
+        if math.isnan(u[p]) or math.isnan(v[p]):
+            n_missing += 1
+    if n_missing == 0:
+        return sweep_pair(u, v, stats, objective, params, stop)
+    cu, cv, cs, held, _ = complete_points(u, v, stats)
+    return sweep_points(cu, cv, cs, held, True, objective, params, stop)
 
 
 Split2D = namedtuple("Split2D", ["value", "weights", "threshold", "left", "optimum",
@@ -564,7 +681,7 @@ def best_split_2d(points, stats, objective, params=None):
         if stats.shape[1] < minimum:
             raise ValueError(f"objective {objective!r} needs at least {minimum} statistics "
                              f"columns, got {stats.shape[1]}")
-        kernel = sweep_pair
+        kernel = sweep_points
         objective = np.int64(objective)
     elif hasattr(objective, "py_func"):
         kernel = _custom_sweep_pair()
@@ -575,8 +692,9 @@ def best_split_2d(points, stats, objective, params=None):
     u = np.ascontiguousarray(points[:, 0])
     v = np.ascontiguousarray(points[:, 1])
     stop = np.zeros(1, dtype=np.int64)
+    stats = np.ascontiguousarray(stats)
     optimum, wu, wv, threshold, value, n_swaps, _ = kernel(
-        u, v, np.ascontiguousarray(stats), objective, np.atleast_1d(params), stop)
+        u, v, stats, np.zeros(stats.shape[1]), False, objective, np.atleast_1d(params), stop)
     weights = np.array([wu, wv])
     left = (wu * u + wv * v) <= threshold
     return Split2D(float(value), weights, float(threshold), left, float(optimum), int(n_swaps))
@@ -586,14 +704,15 @@ _CUSTOM = []
 
 
 def _custom_sweep_pair():
-    """:func:`sweep_pair` compiled without the disk cache, for user objectives.
+    """The sweep (:func:`sweep_pair`'s core) compiled without the disk cache, for user
+    objectives.
 
     A numba function passed as an argument is part of the compiled signature,
     and its type differs in every process, so caching it would only add a new
     file to the cache at every run.
     """
     if not _CUSTOM:
-        _CUSTOM.append(njit(nogil=True)(sweep_pair.py_func))
+        _CUSTOM.append(njit(nogil=True)(sweep_points.py_func))
     return _CUSTOM[0]
 
 
@@ -602,7 +721,8 @@ def _custom_sweep_pair():
 def sweep_search(Z, pair_j, pair_k, stats, objective, params, stop):
     """:func:`sweep_pair` on every pair ``(Z[:, pair_j[q]], Z[:, pair_k[q]])``, in parallel.
 
-    ``objective`` is a built-in code (:func:`builtin_objective`).
+    ``objective`` is a built-in code (:func:`builtin_objective`). NaN in ``Z``
+    are missing values, held aside per pair (:func:`sweep_pair_missing`).
 
     Each pair writes only its own slots, so the results do not depend on the
     number of threads.
@@ -624,7 +744,7 @@ def sweep_search(Z, pair_j, pair_k, stats, objective, params, stop):
             continue
         u = np.ascontiguousarray(Z[:, pair_j[q]])
         v = np.ascontiguousarray(Z[:, pair_k[q]])
-        opt, a, b, _, _, sw, done = sweep_pair(u, v, stats, objective, params, stop)
+        opt, a, b, _, _, sw, done = sweep_pair_missing(u, v, stats, objective, params, stop)
         optimum[q] = opt
         wu[q] = a
         wv[q] = b
