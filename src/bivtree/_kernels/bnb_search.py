@@ -37,6 +37,18 @@ pair to pair. Pairs run in parallel (section 5.2) in rounds of a number of
 pairs fixed by the node's size (:func:`bnb_search`): within a round every pair
 starts from the incumbent of the round's start, and a serial pass in pair order
 then updates it, so the result does not depend on the number of threads.
+
+**Missing values** (NaN in ``Z``). The rows missing either feature of a pair
+are a block held aside (:func:`missing_block`); the points are the pair's
+complete rows (:func:`merge_pair`). The block's statistics go wholly to one
+side: :func:`_search_pair` runs the pair with the block in the root box's
+``A`` (left of every rule), then in its ``B``. Every lower bound, score and
+exploration criterion reads the decided statistics of a box, so each stays
+what it was with a constant block among them (the bounds bound the impurity of
+every assignment of the undecided points given the decided ones), and the two
+runs together are exact over every partition of the complete rows by a line
+times the side of the block. A pair without missing rows runs once, as
+without NaN.
 """
 
 import math

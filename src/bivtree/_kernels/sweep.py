@@ -39,6 +39,13 @@ intervals; the sweep scores all of them and returns a direction strictly
 inside the winning interval (its midpoint, in angle when it is unbounded) with
 a threshold halfway between the two projections around the cut.
 
+**Rows held aside** (missing values): :func:`sweep_points` also takes the
+summed statistics of rows that go, together, to one side of every line (the
+rows missing a coordinate, split off by :func:`sweep_pair_missing`). Every cut
+is then scored with them on the left and on the right, and the cut putting
+every point on one side against them is scored too: exact over every partition
+of the points by a line times the side of the held rows.
+
 :func:`best_split_2d` is the reusable solver: any objective of additive
 statistics, e.g. the weighted 0/1 loss of tree alternating optimization's
 reduced problem (:data:`ZERO_ONE`). :func:`sweep_search` runs it over the
