@@ -334,6 +334,19 @@ def merge_points(u, v, stats):
 
 
 @njit(**NUMBA_OPTS)
+def _angle_direction(s_lo, s_hi, fraction):
+    """The direction at ``fraction`` of the angles from slope ``s_lo`` to ``s_hi`` (ends may
+    be infinite), scaled to ``max(|wu|, |wv|) = 1``."""
+    t_lo = -math.pi / 2.0 if not math.isfinite(s_lo) else math.atan(s_lo)
+    t_hi = math.pi / 2.0 if not math.isfinite(s_hi) else math.atan(s_hi)
+    t = t_lo + (t_hi - t_lo) * fraction
+    wu = math.cos(t)
+    wv = math.sin(t)
+    scale = max(abs(wu), abs(wv))
+    return wu / scale, wv / scale
+
+
+@njit(**NUMBA_OPTS)
 def _interval_direction(s_lo, s_hi):
     """A direction ``(wu, wv)``, a positive multiple of ``(1, s)``, with ``s`` strictly
     inside ``(s_lo, s_hi)`` (ends may be infinite), and ``max(|wu|, |wv|) = 1``."""
@@ -344,14 +357,9 @@ def _interval_direction(s_lo, s_hi):
         if abs(s) <= 1.0:
             return 1.0, s
         return 1.0 / abs(s), s / abs(s)
-    # an unbounded end: halve the angle instead (the slope midpoint does not exist)
-    t_lo = -math.pi / 2.0 if not math.isfinite(s_lo) else math.atan(s_lo)
-    t_hi = math.pi / 2.0 if not math.isfinite(s_hi) else math.atan(s_hi)
-    t = t_lo + (t_hi - t_lo) / 2.0
-    wu = math.cos(t)
-    wv = math.sin(t)
-    scale = max(abs(wu), abs(wv))
-    return wu / scale, wv / scale
+    # an unbounded end: halve the angle instead (the slope midpoint does not exist);
+    # times 0.5 is exactly a division by 2
+    return _angle_direction(s_lo, s_hi, 0.5)
 
 
 @njit(**NUMBA_OPTS)
@@ -360,18 +368,13 @@ def _held_direction(s_lo, s_hi):
 
     With rows held aside (missing values), a rule on one axis is not the
     univariate rule of that feature (it holds aside the rows missing the other
-    feature as well), so the returned direction must weigh both coordinates.
+    feature as well), so the returned direction must weigh both coordinates:
+    a quarter of the way through the angles of the interval instead of half.
     """
     wu, wv = _interval_direction(s_lo, s_hi)
     if wu != 0.0 and wv != 0.0:
         return wu, wv
-    t_lo = -math.pi / 2.0 if not math.isfinite(s_lo) else math.atan(s_lo)
-    t_hi = math.pi / 2.0 if not math.isfinite(s_hi) else math.atan(s_hi)
-    t = t_lo + (t_hi - t_lo) / 4.0
-    wu = math.cos(t)
-    wv = math.sin(t)
-    scale = max(abs(wu), abs(wv))
-    return wu / scale, wv / scale
+    return _angle_direction(s_lo, s_hi, 0.25)
 
 
 @njit(**NUMBA_OPTS)
