@@ -612,3 +612,16 @@ def _subtree_leaves(tree, node):
         else:
             stack.extend([tree.children_left[i], tree.children_right[i]])
     return out
+
+
+def test_keel_set_with_removed_values_fits_and_predicts():
+    from bivtree.datasets import load_keel
+    X, y = load_keel("pima")
+    X = with_missing(X, 0.1, 0)
+    clf = BivariateTreeClassifier(splitter="optimal", max_depth=3).fit(X[:500], y[:500])
+    assert clf.tree_.missing_learned and clf.optimality_gap_ == 0.0
+    assert np.any(clf.tree_.n_node_features == 2)
+    proba = clf.predict_proba(X[500:])
+    assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1.0)
+    prior = np.unique(y[:500], return_counts=True)[1].max() / 500
+    assert clf.score(X[:500], y[:500]) > prior
