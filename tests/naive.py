@@ -711,3 +711,59 @@ def leaf_of(tree_arrays, x, node):
             left = s <= threshold[node]
         node = cl[node] if left else cr[node]
     return node
+
+
+# ======================================================================
+# Exact bivariate splits with missing values (the "optimal" splitter on NaN):
+# every line partition of a pair's complete rows, times the side of the rest.
+# ======================================================================
+def best_exact_pair_missing(U, y, w, criterion, n_classes, min_samples_leaf=1,
+                            min_weight_leaf=0.0):
+    """Smallest ``G`` over the line partitions of the (n, 2) array ``U``'s complete rows
+    times the side of the rows missing a coordinate (NaN).
+
+    The directions are those of :func:`interval_directions` over the complete
+    rows (brought to unit spread); a row missing either coordinate has a
+    missing projection, and :func:`split_candidates_on_values` tries every cut
+    of the known projections (every known value on one side included) with the
+    missing rows on the left and on the right.
+    """
+    U = np.asarray(U, dtype=float)
+    complete = ~np.isnan(U).any(axis=1)
+    if not complete.any():
+        return math.inf
+    C = U[complete]
+    span = C.max(axis=0) - C.min(axis=0)
+    scale = np.where(span > 0, span, 1.0)
+    C = C / scale
+    best = math.inf
+    for t in interval_directions(C):
+        values = np.full(U.shape[0], np.nan)
+        values[complete] = C[:, 0] * math.cos(t) + C[:, 1] * math.sin(t)
+        best = min(best, best_split_on_values(values, y, w, criterion, n_classes,
+                                              min_samples_leaf, min_weight_leaf))
+    return best
+
+
+def best_optimal_missing(X, y, w, criterion, n_classes, min_samples_leaf=1,
+                         min_weight_leaf=0.0, features=None):
+    """:func:`best_optimal` for ``X`` with NaN: the exact answer of the ``"optimal"``
+    splitter with missing values.
+
+    The univariate candidates send the rows missing their feature left or
+    right (:func:`best_univariate`); a pair's candidates are those of
+    :func:`best_exact_pair_missing`, the rows missing either feature of the
+    pair going together to one side. As in every bivariate search of the
+    library, a pair is searched only when both of its features vary over
+    their known values (a feature constant where known takes part in no pair).
+    """
+    X = np.asarray(X, dtype=float)
+    features = sorted(range(X.shape[1]) if features is None else features)
+    best = best_univariate(X, y, w, criterion, n_classes, min_samples_leaf, min_weight_leaf,
+                           features)
+    varying = [f for f in features if np.unique(X[~np.isnan(X[:, f]), f]).size > 1]
+    for a_pos, j in enumerate(varying):
+        for k in varying[a_pos + 1:]:
+            best = min(best, best_exact_pair_missing(X[:, [j, k]], y, w, criterion, n_classes,
+                                                     min_samples_leaf, min_weight_leaf))
+    return best

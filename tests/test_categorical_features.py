@@ -358,7 +358,11 @@ def test_more_than_64_categories_need_max_categories():
     assert resolve_feature_names(est)[0].categories[-1] == INFREQUENT_LABEL
 
 
-def test_unseen_and_missing_categories_are_named_by_a_search_without_missing_values():
+def test_unseen_and_missing_categories_are_named_by_a_search_without_missing_values(
+        monkeypatch):
+    from bivtree.splitters.hillclimb import HillClimbSplitter
+    # a search that declares no support for missing values (hillclimb handles them)
+    monkeypatch.setattr(HillClimbSplitter, "supports_missing", False)
     frame, y = categorical_fit_data(2, n=60)
     est = BivariateTreeClassifier(splitter="hillclimb", max_depth=3).fit(frame, y)
     new = frame.head(3).assign(colour=["red", "purple", "blue"])

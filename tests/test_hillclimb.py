@@ -11,6 +11,7 @@ from bivtree._config import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from bivtree._kernels.scan import gather_node
 from bivtree.splitters import SplitData, get_splitter
 from bivtree.splitters.hillclimb import (
+    DEFAULT_GAMMAS,
     HillClimbSplitter,
     best_coordinate_step,
     climb_pair,
@@ -227,3 +228,92 @@ def test_bad_options_are_named(options, message):
     X, y = bioch_data(30, seed=0)
     with pytest.raises(ValueError, match=message):
         BivariateTreeClassifier(splitter="hillclimb", splitter_options=options).fit(X, y)
+
+
+# ------------------------------------------------------------------ missing values
+# The climb runs on a pair's complete rows; the final direction is scored on every
+# row by the exact scan with the rows missing a feature of the pair on either side.
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(6, 30), d=st.integers(2, 4),
+       criterion=st.sampled_from(["gini", "entropy", "misclassification", "squared_error"]),
+       min_samples_leaf=st.integers(1, 3), weighted=st.booleans(),
+       fraction=st.sampled_from([0.1, 0.3]))
+def test_with_missing_values_never_worse_than_univariate_and_routes_as_scored(
+        seed, n, d, criterion, min_samples_leaf, weighted, fraction):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, size=(n, d)).astype(float) + rng.normal(scale=0.1, size=(n, d))
+    if criterion == "squared_error":
+        y = X[:, 0] - X[:, -1] + rng.normal(size=n)
+        n_classes = 1
+    else:
+        y = rng.integers(0, 3, size=n)
+        n_classes = int(y.max()) + 1
+    X[rng.uniform(size=X.shape) < fraction] = np.nan
+    w = rng.uniform(0.2, 3.0, size=n) if weighted else np.ones(n)
+    data = split_data(X, y, w, criterion, min_samples_leaf)
+    data.has_missing = bool(np.isnan(X).any())
+    split = HillClimbSplitter().find_split(data, np.arange(n, dtype=np.int64),
+                                           np.arange(d, dtype=np.int64))
+    uni_ref = naive.best_univariate(X, y, w, criterion, n_classes, min_samples_leaf)
+    if split is None:
+        assert uni_ref == np.inf
+        return
+    assert split.objective <= uni_ref + 1e-9 * max(1.0, abs(uni_ref))
+    used = split.features >= 0
+    values = np.zeros(n)
+    for f, c in zip(split.features[used], split.weights[used]):
+        values = values + c * X[:, f]  # NaN where a used feature is missing
+    left = np.where(np.isnan(values), split.missing_left, values <= split.threshold)
+    assert min(left.sum(), (~left).sum()) >= min_samples_leaf
+    assert naive.weighted_child_impurity(left, y, w, criterion, n_classes) == \
+        pytest.approx(split.objective, rel=1e-9, abs=1e-9)
+    if split.n_features == 2:
+        assert split.objective < uni_ref
+        # threshold and missing side: the exact best for the stored direction
+        best_on_direction = naive.best_split_on_values(values, y, w, criterion, n_classes,
+                                                       min_samples_leaf)
+        assert split.objective == pytest.approx(best_on_direction, rel=1e-9, abs=1e-9)
+
+
+def test_a_pair_without_missing_rows_climbs_as_without_nan():
+    from bivtree.splitters.hillclimb import hillclimb_search
+    X, y = bioch_data(120, seed=4)
+    X3 = X[:, [0, 1, 3]].copy()
+    X3[::4, 2] = np.nan  # only the third feature misses values
+    w = np.ones(len(y))
+    samples = np.arange(len(y), dtype=np.int64)
+    args = (np.asarray(y, np.int64), np.zeros(len(y)), w, 2, CRITERIA["gini"], 1, 0.0,
+            np.array(DEFAULT_GAMMAS), 1e-3, 20)
+    first, second = np.array([0, 1]), np.array([1, 0])
+    results = []
+    for Xs, features in ((X3, np.arange(3)), (X[:, :2], np.arange(2))):
+        Xs = np.asfortranarray(Xs)
+        offset, inv_scale = node_median_iqr_scaling(Xs, samples, features, w)
+        results.append(hillclimb_search(Xs, samples, first, second, offset, inv_scale, *args))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_median_iqr_scaling_uses_the_known_values():
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(40, 2))
+    w = rng.uniform(0.5, 2.0, size=40)
+    X_nan = X.copy()
+    X_nan[::3, 0] = np.nan
+    X_nan[:, 1] = np.nan  # no known value: a constant feature
+    samples = np.arange(40)
+    offset, inv_scale = node_median_iqr_scaling(X_nan, samples, [0, 1], w)
+    keep = ~np.isnan(X_nan[:, 0])
+    ref_offset, ref_inv = node_median_iqr_scaling(X[keep], np.arange(keep.sum()), [0], w[keep])
+    assert offset[0] == ref_offset[0] and inv_scale[0] == ref_inv[0]
+    assert inv_scale[1] == 0.0
+
+
+def test_one_and_two_threads_identical_with_missing_values():
+    X, y = bioch_data(300, seed=5)
+    X[np.random.default_rng(3).uniform(size=X.shape) < 0.15] = np.nan
+    one = BivariateTreeClassifier(splitter="hillclimb", max_depth=5, n_jobs=1).fit(X, y)
+    two = BivariateTreeClassifier(splitter="hillclimb", max_depth=5, n_jobs=2).fit(X, y)
+    assert one.tree_ == two.tree_ and one.tree_.missing_learned
+    assert np.any(one.tree_.n_node_features == 2)
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))

@@ -383,7 +383,8 @@ def test_pair_stopped_mid_search_proves_a_valid_bound(criterion):
     code = CLASSIFICATION_CRITERIA[criterion]
     Z, order, rank, _, _ = bnb.node_features(np.asfortranarray(X), np.arange(n), np.arange(3))
     u, v, S = bnb.merge_pair(Z, order, rank, 0, 2, P)
-    args = (u, v, S, 3, code, 1.0, 0.0, np.inf, 0.0, VERTEX, -1)
+    none = np.zeros(4)  # no rows held aside
+    args = (u, v, S, none, none, 3, code, 1.0, 0.0, np.inf, 0.0, VERTEX, -1)
     exact, *_, status = bnb.bnb_ordered_pair(*args, np.zeros(1, np.int64))
     assert status == bnb.COMPLETE
     best, _, _, lb_open, n_boxes, status = bnb.bnb_ordered_pair(*args, np.ones(1, np.int64))
@@ -451,3 +452,176 @@ def test_fit_time_limit_grows_a_valid_tree(monkeypatch):
     assert clf.tree_.node_count == 1
     assert np.all(clf.predict(X) == np.bincount(y).argmax())
     assert clf.optimality_gap_ is None
+
+
+# ================================================================ missing values
+# NaN in X is a missing value. The exact searches are exact for the problem with
+# missing values: per pair, every line partition of the pair's complete rows times
+# the side of the rows missing either feature; per feature, every cut times the side
+# of its missing rows (naive.best_optimal_missing).
+def with_missing(X, fraction, seed):
+    X = np.array(X, dtype=float)
+    rng = np.random.default_rng(seed)
+    X[rng.uniform(size=X.shape) < fraction] = np.nan
+    return X
+
+
+def missing_split_data(X, y, w, criterion, n_classes, **kwargs):
+    data = split_data(X, y, w, criterion, n_classes, **kwargs)
+    data.has_missing = bool(np.isnan(X).any())
+    return data
+
+
+def routed_objective_missing(split, X, y, w, criterion, n_classes):
+    """``G`` of the partition the stored rule makes, a row missing a used feature on the
+    split's missing side (the tree's routing)."""
+    used = split.features >= 0
+    proj = np.zeros(X.shape[0])
+    for f, c in zip(split.features[used], split.weights[used]):
+        proj = proj + c * X[:, f]
+    left = np.where(np.isnan(proj), split.missing_left, proj <= split.threshold)
+    return naive.weighted_child_impurity(left, y, w, criterion, n_classes)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=node_data(), criterion=st.sampled_from(CRITERIA), msl=st.sampled_from([1, 1, 2]),
+       bound=st.sampled_from(["vertex", "paper"]), fraction=st.sampled_from([0.1, 0.25, 0.5]),
+       seed=st.integers(0, 2 ** 32 - 1))
+def test_exact_with_missing_values(data, criterion, msl, bound, fraction, seed):
+    X, y, w, n_classes = data
+    X = with_missing(X, fraction, seed)
+    exact = naive.best_optimal_missing(X, y, w, criterion, n_classes, min_samples_leaf=msl)
+    sd = missing_split_data(X, y, w, criterion, n_classes, min_samples_leaf=msl)
+    for method in METHODS:
+        split = search(sd, method, **({"bound": bound} if method == METHODS[0] else {}))
+        if not math.isfinite(exact):
+            assert split is None
+            continue
+        assert close(split.objective, exact, w.sum()), (method, split.objective, exact)
+        assert close(routed_objective_missing(split, X, y, w, criterion, n_classes),
+                     split.objective, w.sum())
+        assert split.info["gap"] == 0.0 and split.info["complete"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=node_data(regression=True), fraction=st.sampled_from([0.1, 0.3]),
+       seed=st.integers(0, 2 ** 32 - 1))
+def test_sweep_is_exact_for_squared_error_with_missing_values(data, fraction, seed):
+    X, y, w, _ = data
+    X = with_missing(X, fraction, seed)
+    exact = naive.best_optimal_missing(X, y, w, "squared_error", 1)
+    split = search(missing_split_data(X, y, w, "squared_error", 1), "sweep")
+    if not math.isfinite(exact):
+        assert split is None
+        return
+    scale = float(np.sum(w * y * y)) + w.sum()
+    assert close(split.objective, exact, scale)
+    assert close(routed_objective_missing(split, X, y, w, "squared_error", 1), split.objective,
+                 scale)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_missing_block_can_make_the_best_split(seed):
+    # the class sits on the rows missing either feature of the pair (0, 1): the best
+    # split is bivariate, "complete rows against the rest", which no univariate cut
+    # makes (each feature's own missing rows are only half of the block)
+    rng = np.random.default_rng(seed)
+    n = 40
+    X = rng.normal(size=(n, 3))
+    y = np.zeros(n, dtype=np.int64)
+    X[:10, 0] = np.nan
+    X[10:20, 1] = np.nan
+    y[:20] = 1
+    w = np.ones(n)
+    exact = naive.best_optimal_missing(X, y, w, "gini", 2)
+    assert exact == 0.0
+    sd = missing_split_data(X, y, w, "gini", 2)
+    for method in METHODS:
+        split = search(sd, method)
+        assert split.objective == 0.0 and sorted(split.features) == [0, 1]
+        assert routed_objective_missing(split, X, y, w, "gini", 2) == 0.0
+
+
+def test_pairs_handed_to_the_sweep_stay_exact_with_missing_values(monkeypatch):
+    from bivtree.splitters import optimal
+    monkeypatch.setattr(optimal, "SWEEP_MIN_BOXES", 0)
+    monkeypatch.setattr(optimal, "SWEEP_BOX_RATIO", 10 ** 9)
+    rng = np.random.default_rng(12)
+    for trial in range(4):
+        X = with_missing(rng.integers(0, 5, size=(16, 3)).astype(float), 0.2, trial)
+        y = rng.integers(0, 3, size=16)
+        w = rng.integers(1, 3, size=16).astype(float)
+        exact = naive.best_optimal_missing(X, y, w, "entropy", 3)
+        split = search(missing_split_data(X, y, w, "entropy", 3), "branch_and_bound")
+        assert split.info["n_swept_pairs"] >= 1
+        assert close(split.objective, exact, w.sum())
+        assert close(routed_objective_missing(split, X, y, w, "entropy", 3), split.objective,
+                     w.sum())
+
+
+def test_epsilon_and_time_limit_with_missing_values():
+    X, y = three_class_data(300, 3, noise=2.0)
+    X = with_missing(X, 0.15, 5)
+    w = np.ones(len(y))
+    sd = missing_split_data(X, y, w, "gini", 3)
+    exact = search(sd, "branch_and_bound")
+    assert exact.info["gap"] == 0.0
+    for epsilon in (0.05, 0.3):
+        split = search(sd, "branch_and_bound", epsilon=epsilon)
+        assert (1.0 - epsilon) * split.objective <= exact.objective + 1e-9 * w.sum()
+        assert split.info["lower_bound"] <= exact.objective + 1e-9 * w.sum()
+        assert close(routed_objective_missing(split, X, y, w, "gini", 3), split.objective,
+                     w.sum())
+    for method in METHODS:
+        # no time at all: the best univariate split, with the root bound as proven bound
+        split = search(sd, method, time_limit=0.0)
+        assert split.objective >= exact.objective - 1e-9 * w.sum()
+        assert split.info["lower_bound"] <= exact.objective + 1e-9 * w.sum()
+        assert close(routed_objective_missing(split, X, y, w, "gini", 3), split.objective,
+                     w.sum())
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_tree_stores_the_scored_missing_side(method):
+    X, y = three_class_data(200, 3, noise=1.0)
+    X = with_missing(X, 0.2, 8)
+    clf = BivariateTreeClassifier(splitter="optimal", max_depth=3,
+                                  splitter_options={"method": method}).fit(X, y)
+    tree = clf.tree_
+    assert tree.missing_learned
+    assert clf.optimality_gap_ == 0.0
+    # the root's split, searched again on the whole data, is what the tree stores
+    w = np.ones(len(y))
+    split = search(missing_split_data(X, y, w, "gini", 3), method)
+    np.testing.assert_array_equal(tree.features[0][:2], split.features)
+    assert bool(tree.missing_go_left[0]) == split.missing_left
+    leaves = clf.apply(X)  # routed by the tree itself
+    left_child = tree.children_left[0]
+    left = np.isin(leaves, _subtree_leaves(tree, left_child))
+    assert close(naive.weighted_child_impurity(left, y, w, "gini", 3), split.objective,
+                 w.sum())
+    assert np.isfinite(clf.predict_proba(X)).all()
+
+
+def _subtree_leaves(tree, node):
+    stack, out = [node], []
+    while stack:
+        i = stack.pop()
+        if tree.children_left[i] < 0:
+            out.append(i)
+        else:
+            stack.extend([tree.children_left[i], tree.children_right[i]])
+    return out
+
+
+def test_keel_set_with_removed_values_fits_and_predicts():
+    from bivtree.datasets import load_keel
+    X, y = load_keel("pima")
+    X = with_missing(X, 0.1, 0)
+    clf = BivariateTreeClassifier(splitter="optimal", max_depth=3).fit(X[:500], y[:500])
+    assert clf.tree_.missing_learned and clf.optimality_gap_ == 0.0
+    assert np.any(clf.tree_.n_node_features == 2)
+    proba = clf.predict_proba(X[500:])
+    assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1.0)
+    prior = np.unique(y[:500], return_counts=True)[1].max() / 500
+    assert clf.score(X[:500], y[:500]) > prior

@@ -12,6 +12,13 @@ subproblems.
 
 Statistics are class weights followed by the number of samples (``k + 1``
 columns); the impurity of a side is frequency weighted, as in :mod:`.sweep`.
+
+Every bound holds for any content of ``A`` and ``B``, in particular with the
+rows missing a feature of the pair held on one side (:mod:`.bnb_search`):
+the vertex bound minimises over the assignments of the undecided classes given
+``A`` and ``B``, and Theorem 4 with the Theorem 5 / 6 terms rests on
+``G(A + I_L) >= G(A) + G(I_L)`` (a frequency-weighted concave impurity is
+superadditive), whatever ``A`` holds.
 """
 
 import math

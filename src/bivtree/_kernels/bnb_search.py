@@ -37,6 +37,18 @@ pair to pair. Pairs run in parallel (section 5.2) in rounds of a number of
 pairs fixed by the node's size (:func:`bnb_search`): within a round every pair
 starts from the incumbent of the round's start, and a serial pass in pair order
 then updates it, so the result does not depend on the number of threads.
+
+**Missing values** (NaN in ``Z``). The rows missing either feature of a pair
+are a block held aside (:func:`missing_block`); the points are the pair's
+complete rows (:func:`merge_pair`). The block's statistics go wholly to one
+side: :func:`_search_pair` runs the pair with the block in the root box's
+``A`` (left of every rule), then in its ``B``. Every lower bound, score and
+exploration criterion reads the decided statistics of a box, so each stays
+what it was with a constant block among them (the bounds bound the impurity of
+every assignment of the undecided points given the decided ones), and the two
+runs together are exact over every partition of the complete rows by a line
+times the side of the block. A pair without missing rows runs once, as
+without NaN.
 """
 
 import math
@@ -47,7 +59,7 @@ from numba import njit, prange
 from .._config import NUMBA_OPTS
 from .bnb_bounds import improve, lower_bound, score_line
 from .bnb_explore import explore_box
-from .sweep import load_flag, sweep_pair
+from .sweep import load_flag, sweep_points
 
 #: outcomes of :func:`bnb_ordered_pair`.
 COMPLETE = 0
@@ -213,7 +225,8 @@ def _root_stack(x1, x2, P, k, criterion, bound, sA, sB, left, right):
     The stack is the tuple ``(bf, bi, bA, bB, bI, pool)``: per box its
     ``a_lo, a_hi, b_lo, b_hi`` and lower bound, the offset and length of its
     undecided points in ``pool``, and the statistics of ``A``, ``B`` and ``I``.
-    ``sA`` and ``sB`` are zero.
+    ``sA`` and ``sB`` are the root's ``A`` and ``B``: zero, or the rows held
+    aside (missing a feature of the pair) on one side.
     """
     m = x1.shape[0]
     K = k + 1
@@ -247,8 +260,8 @@ def _root_stack(x1, x2, P, k, criterion, bound, sA, sB, left, right):
     bf[0, 4] = lower_bound(sA, sB, total, k, criterion, bound, left, right)
     bi[0, 0] = 0
     bi[0, 1] = m
-    bA[0, :] = 0.0
-    bB[0, :] = 0.0
+    bA[0, :] = sA
+    bB[0, :] = sB
     bI[0, :] = total
     return bf, bi, bA, bB, bI, pool
 
@@ -322,8 +335,8 @@ def _too_thin(a_lo, a_hi, b_lo, b_hi):
 
 # -------------------------------------------------------------- one ordered pair
 @njit(**NUMBA_OPTS)
-def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, bound, max_boxes,
-                     stop):
+def bnb_ordered_pair(x1, x2, P, held_A, held_B, k, criterion, msl, mwl, incumbent, epsilon,
+                     bound, max_boxes, stop):
     """Branch and bound for the rule ``a x1 + b <= x2`` over ``[-1, 1] x [B_lo, B_hi]``.
 
     Parameters
@@ -332,6 +345,12 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
         Distinct (merged) normalized points.
     P : float64 (m, k + 1)
         Class weights of each point, then its number of samples.
+    held_A, held_B : float64 (k + 1,)
+        Statistics fixed on the left (``A``) and on the right (``B``) of every
+        rule: zero, or the rows missing a feature of the pair on one side. Every
+        bound, score and exploration criterion sees them as points the whole
+        box decided, so the search stays exact for the partitions of the points
+        with that block added to one side.
     k, criterion : int
     msl, mwl : float
         ``min_samples_leaf`` and ``min_weight_leaf``.
@@ -376,8 +395,8 @@ def bnb_ordered_pair(x1, x2, P, k, criterion, msl, mwl, incumbent, epsilon, boun
     n_boxes = 0
     status = COMPLETE
 
-    sA = np.zeros(K)
-    sB = np.zeros(K)
+    sA = held_A.copy()
+    sB = held_B.copy()
     sI = np.empty(K)
     left = np.empty(K)
     right = np.empty(K)
@@ -444,6 +463,8 @@ def merge_pair(Z, order, rank, j, k, P):
 
     ``order[:, j]`` sorts column ``j`` and ``rank`` holds dense ranks, so only
     runs of equal ``Z[:, j]`` need sorting (by ``rank[:, k]``) before merging.
+    Rows missing ``j`` or ``k`` (rank ``-1``, see :func:`node_features`) are
+    left out: :func:`missing_block` sums them.
     """
     n = Z.shape[0]
     K = P.shape[1]
@@ -455,6 +476,8 @@ def merge_pair(Z, order, rank, j, k, P):
     while p < n:
         q = p + 1
         rj = rank[order[p, j], j]
+        if rj < 0:
+            break  # the rows missing j, sorted last
         while q < n and rank[order[q, j], j] == rj:
             q += 1
         run = order[p:q, j]
@@ -464,6 +487,8 @@ def merge_pair(Z, order, rank, j, k, P):
         for t in range(q - p):
             i = run[t]
             rk = rank[i, k]
+            if rk < 0:
+                continue  # missing k
             if rk != last:
                 u[m] = Z[i, j]
                 v[m] = Z[i, k]
@@ -473,6 +498,86 @@ def merge_pair(Z, order, rank, j, k, P):
                 S[m - 1, c] += P[i, c]
         p = q
     return u[:m].copy(), v[:m].copy(), S[:m].copy()
+
+
+@njit(**NUMBA_OPTS)
+def missing_block(rank, j, k, P):
+    """Summed statistics of the rows missing ``j`` or ``k`` (rank ``-1``), and their number."""
+    held = np.zeros(P.shape[1])
+    n_held = 0
+    for i in range(rank.shape[0]):
+        if rank[i, j] < 0 or rank[i, k] < 0:
+            n_held += 1
+            for c in range(P.shape[1]):
+                held[c] += P[i, c]
+    return held, n_held
+
+
+@njit(**NUMBA_OPTS)
+def _search_pair(u, v, S, held, n_held, k, criterion, msl, mwl, incumbent, epsilon, bound,
+                 limit, params, root_lb, stop):
+    """Both orders of one pair, for every side of its held rows; the sweep if that gives up.
+
+    Without held rows (``n_held == 0``) the two orders run once; with them, the
+    two orders run with the block on the right, then on the left (the
+    incumbent carried along), which together cover every partition of the
+    complete points times the block's side.
+
+    Returns ``(best, a, b, swap, lb_open, n_boxes, n_swaps, stopped)`` as one
+    pair's slots of :func:`bnb_search` (``best`` is ``inf`` if nothing beat
+    ``incumbent``).
+    """
+    K = k + 1
+    m = u.shape[0]
+    if m == 0:
+        return np.inf, 0.0, 0.0, False, np.inf, 0, 0, False
+    zero = np.zeros(K)
+    best = np.inf
+    best_a = 0.0
+    best_b = 0.0
+    best_swap = False
+    lb_open = np.inf
+    n_boxes = 0
+    stopped = False
+    gave_up = False
+    n_sides = 2 if n_held > 0 else 1
+    for side in range(n_sides):
+        # held rows right first (side 0), then left
+        held_A = held if side == 1 else zero
+        held_B = held if (side == 0 and n_held > 0) else zero
+        for swap in range(2):
+            x1 = v if swap == 1 else u
+            x2 = u if swap == 1 else v
+            g, a, b, lb, nb, st = bnb_ordered_pair(
+                x1, x2, S, held_A, held_B, k, criterion, msl, mwl, min(incumbent, best),
+                epsilon, bound, limit, stop)
+            n_boxes += nb
+            if st == GAVE_UP:
+                gave_up = True
+                break
+            if g < best:
+                best = g
+                best_a = a
+                best_b = b
+                best_swap = swap == 1
+            lb_open = min(lb_open, lb)
+            stopped = stopped or st == STOPPED
+        if gave_up:
+            break
+    if not gave_up:
+        return best, best_a, best_b, best_swap, lb_open, n_boxes, 0, stopped
+    # more subproblems than the pair's exact sweep costs, or a box too thin for
+    # float64 (points a hair apart keep long thin strips of boxes undecided):
+    # sweep the pair, with its held rows
+    opt, wu, wv, _, _, sw, done = sweep_points(u, v, S, held, n_held > 0, criterion, params,
+                                               stop)
+    lb_open = np.inf if done else min(root_lb, opt)
+    best = opt if opt < incumbent else np.inf
+    # the rule wu z_j + wv z_k <= t, as a x1 + b <= x2 with |a| <= 1 (only its
+    # direction is used)
+    swap = abs(wu) > abs(wv)
+    a = -wv / wu if swap else -wu / wv
+    return best, a, 0.0, swap, lb_open, n_boxes, sw, not done
 
 
 @njit(parallel=True, **NUMBA_OPTS)
@@ -534,48 +639,20 @@ def bnb_search(Z, order, rank, pair_j, pair_k, P, k, criterion, msl, mwl, incumb
                     lb_open[q] = root_lb
                 continue
             u, v, S = merge_pair(Z, order, rank, pair_j[q], pair_k[q], P)
+            held, n_held = missing_block(rank, pair_j[q], pair_k[q], P)
             m = u.shape[0]
             limit = max(sweep_boxes[0], (m * m) // sweep_boxes[1])
-            g1, a1, b1, lb1, nb1, st1 = bnb_ordered_pair(
-                u, v, S, k, criterion, msl, mwl, inc_round, epsilon, bound, limit, stop)
-            g2 = np.inf
-            a2 = 0.0
-            b2 = 0.0
-            lb2 = np.inf
-            nb2 = 0
-            st2 = COMPLETE
-            if st1 != GAVE_UP:
-                g2, a2, b2, lb2, nb2, st2 = bnb_ordered_pair(
-                    v, u, S, k, criterion, msl, mwl, min(inc_round, g1), epsilon, bound, limit,
-                    stop)
-            n_boxes[q] = nb1 + nb2
-            if st1 == GAVE_UP or st2 == GAVE_UP:
-                # more subproblems than the pair's exact sweep costs, or a box too thin
-                # for float64 (points a hair apart keep long thin strips of boxes
-                # undecided): sweep the pair
-                opt, wu, wv, _, _, sw, done = sweep_pair(u, v, S, criterion, params, stop)
-                n_swaps[q] = sw
-                lb_open[q] = np.inf if done else min(root_lb, opt)
-                pair_stopped[q] = not done
-                pair_best[q] = opt if opt < inc_round else np.inf
-                # the rule wu z_j + wv z_k <= t, as a x1 + b <= x2 with |a| <= 1 (only
-                # its direction is used)
-                pair_swap[q] = abs(wu) > abs(wv)
-                pair_a[q] = -wv / wu if abs(wu) > abs(wv) else -wu / wv
-                pair_b[q] = 0.0
-                continue
-            if g2 < g1:
-                pair_best[q] = g2
-                pair_a[q] = a2
-                pair_b[q] = b2
-                pair_swap[q] = True
-            else:
-                pair_best[q] = g1
-                pair_a[q] = a1
-                pair_b[q] = b1
-                pair_swap[q] = False
-            lb_open[q] = min(lb1, lb2)
-            pair_stopped[q] = st1 == STOPPED or st2 == STOPPED
+            g, a, b, swap, lb, nb, sw, st = _search_pair(
+                u, v, S, held, n_held, k, criterion, msl, mwl, inc_round, epsilon, bound, limit,
+                params, root_lb, stop)
+            pair_best[q] = g
+            pair_a[q] = a
+            pair_b[q] = b
+            pair_swap[q] = swap
+            lb_open[q] = lb
+            n_boxes[q] = nb
+            n_swaps[q] = sw
+            pair_stopped[q] = st
         for q in range(start, end):
             if pair_best[q] < inc:
                 inc = pair_best[q]
@@ -593,13 +670,41 @@ def bnb_search(Z, order, rank, pair_j, pair_k, P, k, criterion, msl, mwl, incumb
 
 # ------------------------------------------------------------ node features
 @njit(**NUMBA_OPTS)
-def _sorted_quantile(col, order, q):
-    """Quantile ``q`` of ``col`` (sorted by ``order``), linear interpolation as numpy's default."""
-    pos = q * (col.shape[0] - 1)
+def _sorted_quantile(col, order, n, q):
+    """Quantile ``q`` of the first ``n`` values of ``col`` in the order ``order`` (sorted),
+    linear interpolation as numpy's default."""
+    pos = q * (n - 1)
     lo = math.floor(pos)
-    hi = min(lo + 1, col.shape[0] - 1)
+    hi = min(lo + 1, n - 1)
     frac = pos - lo
     return col[order[lo]] + frac * (col[order[hi]] - col[order[lo]])
+
+
+@njit(**NUMBA_OPTS)
+def _known_first_order(col):
+    """Order sorting the known values of ``col`` (stable) followed by the NaN positions, and
+    the number of known values."""
+    n = col.shape[0]
+    n_known = 0
+    for p in range(n):
+        if not math.isnan(col[p]):
+            n_known += 1
+    if n_known == n:
+        return np.argsort(col, kind="mergesort"), n
+    known = np.empty(n_known, np.int64)
+    out = np.empty(n, np.int64)
+    a = 0
+    b = n_known
+    for p in range(n):
+        if math.isnan(col[p]):
+            out[b] = p
+            b += 1
+        else:
+            known[a] = p
+            a += 1
+    sub = known[np.argsort(col[known], kind="mergesort")]
+    out[:n_known] = sub
+    return out, n_known
 
 
 @njit(**NUMBA_OPTS)
@@ -610,6 +715,12 @@ def node_features(X, samples, features):
     to a power of two, so that normalizing is exact for data on a grid: ties
     and collinear points stay exactly tied and collinear. A feature constant
     over the node gets scale 0.
+
+    Missing values (NaN) stay NaN in ``Z``, come last in ``order`` and get rank
+    ``-1``; the median and the scale of a feature are those of its known
+    values (an affine change of one axis maps lines to lines, so the scaling
+    changes no partition of a pair's complete rows; it only conditions the
+    search). A feature with no known value, or one, gets scale 0.
 
     Returns
     -------
@@ -630,19 +741,21 @@ def node_features(X, samples, features):
         j = features[f]
         for p in range(n):
             col[p] = X[samples[p], j]
-        o = np.argsort(col, kind="mergesort")
-        lo = col[o[0]]
-        hi = col[o[n - 1]]
-        med = _sorted_quantile(col, o, 0.5)
-        spread = _sorted_quantile(col, o, 0.75) - _sorted_quantile(col, o, 0.25)
-        if not spread > 0.0:
-            spread = hi - lo
-        if spread > 0.0:
-            s = 2.0 ** round(math.log2(spread))
-            inv = 1.0 / s
-            scale[f] = s
-        else:
-            inv = 0.0
+        o, n_known = _known_first_order(col)
+        med = 0.0
+        inv = 0.0
+        if n_known > 0:
+            lo = col[o[0]]
+            hi = col[o[n_known - 1]]
+            med = _sorted_quantile(col, o, n_known, 0.5)
+            spread = (_sorted_quantile(col, o, n_known, 0.75)
+                      - _sorted_quantile(col, o, n_known, 0.25))
+            if not spread > 0.0:
+                spread = hi - lo
+            if spread > 0.0:
+                s = 2.0 ** round(math.log2(spread))
+                inv = 1.0 / s
+                scale[f] = s
         median[f] = med
         for p in range(n):
             Z[p, f] = (col[p] - med) * inv
@@ -652,5 +765,5 @@ def node_features(X, samples, features):
             if t > 0 and col[i] != col[o[t - 1]]:
                 r += 1
             order[t, f] = i
-            rank[i, f] = r
+            rank[i, f] = r if t < n_known else -1
     return Z, order, rank, median, scale

@@ -39,6 +39,13 @@ intervals; the sweep scores all of them and returns a direction strictly
 inside the winning interval (its midpoint, in angle when it is unbounded) with
 a threshold halfway between the two projections around the cut.
 
+**Rows held aside** (missing values): :func:`sweep_points` also takes the
+summed statistics of rows that go, together, to one side of every line (the
+rows missing a coordinate, split off by :func:`sweep_pair_missing`). Every cut
+is then scored with them on the left and on the right, and the cut putting
+every point on one side against them is scored too: exact over every partition
+of the points by a line times the side of the held rows.
+
 :func:`best_split_2d` is the reusable solver: any objective of additive
 statistics, e.g. the weighted 0/1 loss of tree alternating optimization's
 reduced problem (:data:`ZERO_ONE`). :func:`sweep_search` runs it over the
@@ -327,6 +334,19 @@ def merge_points(u, v, stats):
 
 
 @njit(**NUMBA_OPTS)
+def _angle_direction(s_lo, s_hi, fraction):
+    """The direction at ``fraction`` of the angles from slope ``s_lo`` to ``s_hi`` (ends may
+    be infinite), scaled to ``max(|wu|, |wv|) = 1``."""
+    t_lo = -math.pi / 2.0 if not math.isfinite(s_lo) else math.atan(s_lo)
+    t_hi = math.pi / 2.0 if not math.isfinite(s_hi) else math.atan(s_hi)
+    t = t_lo + (t_hi - t_lo) * fraction
+    wu = math.cos(t)
+    wv = math.sin(t)
+    scale = max(abs(wu), abs(wv))
+    return wu / scale, wv / scale
+
+
+@njit(**NUMBA_OPTS)
 def _interval_direction(s_lo, s_hi):
     """A direction ``(wu, wv)``, a positive multiple of ``(1, s)``, with ``s`` strictly
     inside ``(s_lo, s_hi)`` (ends may be infinite), and ``max(|wu|, |wv|) = 1``."""
@@ -337,14 +357,186 @@ def _interval_direction(s_lo, s_hi):
         if abs(s) <= 1.0:
             return 1.0, s
         return 1.0 / abs(s), s / abs(s)
-    # an unbounded end: halve the angle instead (the slope midpoint does not exist)
-    t_lo = -math.pi / 2.0 if not math.isfinite(s_lo) else math.atan(s_lo)
-    t_hi = math.pi / 2.0 if not math.isfinite(s_hi) else math.atan(s_hi)
-    t = t_lo + (t_hi - t_lo) / 2.0
-    wu = math.cos(t)
-    wv = math.sin(t)
-    scale = max(abs(wu), abs(wv))
-    return wu / scale, wv / scale
+    # an unbounded end: halve the angle instead (the slope midpoint does not exist);
+    # times 0.5 is exactly a division by 2
+    return _angle_direction(s_lo, s_hi, 0.5)
+
+
+@njit(**NUMBA_OPTS)
+def _held_direction(s_lo, s_hi):
+    """:func:`_interval_direction`, moved off the axes when it lands on one.
+
+    With rows held aside (missing values), a rule on one axis is not the
+    univariate rule of that feature (it holds aside the rows missing the other
+    feature as well), so the returned direction must weigh both coordinates:
+    a quarter of the way through the angles of the interval instead of half.
+    """
+    wu, wv = _interval_direction(s_lo, s_hi)
+    if wu != 0.0 and wv != 0.0:
+        return wu, wv
+    return _angle_direction(s_lo, s_hi, 0.25)
+
+
+@njit(**NUMBA_OPTS)
+def sweep_points(u, v, stats, held, has_held, objective, params, stop):
+    """:func:`sweep_pair`, with the statistics ``held`` of rows held aside when ``has_held``.
+
+    The held rows (rows missing a coordinate) go, together, to the left or to
+    the right side of every cut, both scored; with them the cut putting every
+    point on one side is a partition too (the points against the held rows).
+    Without held rows (``has_held`` false, ``held`` not read) this is the plain
+    sweep, operation for operation.
+    """
+    mu, mv, ms = merge_points(u, v, stats)
+    m = mu.shape[0]
+    d = ms.shape[1]
+    total = np.zeros(d)
+    for i in range(m):
+        for c in range(d):
+            total[c] += ms[i, c]
+    right = np.empty(d)
+    held_left = np.empty(d)
+    held_right = np.empty(d)
+    # every point on one side, the held rows on the other (scored once: the mirror
+    # partition is the same one)
+    all_points = np.inf
+    if has_held and m > 0:
+        all_points = _evaluate(objective, total, held, params)
+    if m < 2:
+        if has_held and m == 1:
+            return all_points, 1.0, 1.0, np.inf, all_points, 0, True
+        return np.inf, 1.0, 0.0, 0.0, np.inf, 0, True
+    n_cuts = m - 1
+    perm = np.arange(m)
+    prefix = np.empty((n_cuts, d))
+    for c in range(d):
+        prefix[0, c] = ms[0, c]
+    for p in range(1, n_cuts):
+        for c in range(d):
+            prefix[p, c] = prefix[p - 1, c] + ms[p, c]
+
+    # indexed heap of the next swap slope of each adjacent pair
+    hkey = np.empty(n_cuts)
+    hpos = np.arange(n_cuts)
+    where = np.arange(n_cuts)
+    for p in range(n_cuts):
+        hkey[p] = _swap_slope(mu, mv, p, p + 1)
+    for i in range(n_cuts // 2 - 1, -1, -1):
+        _sift_down(hkey, hpos, where, i, n_cuts)
+
+    best = np.inf
+    best_cut = -1
+    best_lo = -np.inf
+    best_hi = np.inf
+    # the order at s -> -inf, valid until the first swap
+    first = hkey[0]
+    if all_points < best:
+        best = all_points
+        best_cut = n_cuts  # every point left: any direction makes it
+    for p in range(n_cuts):
+        for c in range(d):
+            right[c] = total[c] - prefix[p, c]
+        if has_held:
+            for c in range(d):
+                held_left[c] = prefix[p, c] + held[c]
+                held_right[c] = right[c] + held[c]
+            val = min(_evaluate(objective, held_left, right, params),
+                      _evaluate(objective, prefix[p], held_right, params))
+        else:
+            val = _evaluate(objective, prefix[p], right, params)
+        if val < best:
+            best = val
+            best_cut = p
+            best_hi = first
+
+    dirty = np.zeros(n_cuts, dtype=np.bool_)
+    dirty_list = np.empty(n_cuts, dtype=np.int64)
+    n_dirty = 0
+    s_last = -np.inf
+    n_swaps = 0
+    next_check = _STOP_CHECK_EVERY
+    complete = True
+    while True:
+        p = hpos[0]
+        s = hkey[0]
+        if s_last == -np.inf or s > s_last + SLOPE_TOL * (1.0 + abs(s_last)):
+            # a new critical slope: the order now is that of the open interval
+            # (s_last, s); score the cuts the previous slope's swaps changed
+            for q in range(n_dirty):
+                c0 = dirty_list[q]
+                dirty[c0] = False
+                for c in range(d):
+                    right[c] = total[c] - prefix[c0, c]
+                if has_held:
+                    for c in range(d):
+                        held_left[c] = prefix[c0, c] + held[c]
+                        held_right[c] = right[c] + held[c]
+                    val = min(_evaluate(objective, held_left, right, params),
+                              _evaluate(objective, prefix[c0], held_right, params))
+                else:
+                    val = _evaluate(objective, prefix[c0], right, params)
+                if val < best:
+                    best = val
+                    best_cut = c0
+                    best_lo = s_last
+                    best_hi = s
+            n_dirty = 0
+            if s == np.inf:
+                break
+            s_last = s
+            if n_swaps >= next_check:
+                next_check = n_swaps + _STOP_CHECK_EVERY
+                if load_flag(stop) != 0:
+                    complete = False
+                    break
+        a = perm[p]
+        b = perm[p + 1]
+        perm[p] = b
+        perm[p + 1] = a
+        for c in range(d):
+            prefix[p, c] += ms[b, c] - ms[a, c]
+        if not dirty[p]:
+            dirty[p] = True
+            dirty_list[n_dirty] = p
+            n_dirty += 1
+        n_swaps += 1
+        _set_key(hkey, hpos, where, p, np.inf, n_cuts)
+        if p > 0:
+            _set_key(hkey, hpos, where, p - 1, _swap_slope(mu, mv, perm[p - 1], b), n_cuts)
+        if p + 1 < n_cuts:
+            _set_key(hkey, hpos, where, p + 1, _swap_slope(mu, mv, a, perm[p + 2]), n_cuts)
+
+    if best_cut < 0:
+        return np.inf, 1.0, 0.0, 0.0, np.inf, n_swaps, complete
+    if best_cut == n_cuts:
+        # every point against the held rows: both coordinates weighed, as for any cut
+        return best, 1.0, 1.0, np.inf, best, n_swaps, complete
+    if has_held:
+        wu, wv = _held_direction(best_lo, best_hi)
+    else:
+        wu, wv = _interval_direction(best_lo, best_hi)
+    proj = np.empty(m)
+    for i in range(m):
+        proj[i] = wu * mu[i] + wv * mv[i]
+    order = np.argsort(proj)
+    threshold = midpoint_threshold(proj[order[best_cut]], proj[order[best_cut + 1]])
+    # the objective of what the rule actually does with these doubles
+    left = np.zeros(d)
+    for i in range(m):
+        if proj[i] <= threshold:
+            for c in range(d):
+                left[c] += ms[i, c]
+    for c in range(d):
+        right[c] = total[c] - left[c]
+    if has_held:
+        for c in range(d):
+            held_left[c] = left[c] + held[c]
+            held_right[c] = right[c] + held[c]
+        value = min(_evaluate(objective, held_left, right, params),
+                    _evaluate(objective, left, held_right, params))
+    else:
+        value = _evaluate(objective, left, right, params)
+    return best, wu, wv, threshold, value, n_swaps, complete
 
 
 @njit(**NUMBA_OPTS)
@@ -380,117 +572,52 @@ def sweep_pair(u, v, stats, objective, params, stop):
         Number of swaps (critical events) processed.
     complete : bool
     """
-    mu, mv, ms = merge_points(u, v, stats)
-    m = mu.shape[0]
-    d = ms.shape[1]
-    total = np.zeros(d)
-    for i in range(m):
-        for c in range(d):
-            total[c] += ms[i, c]
-    if m < 2:
-        return np.inf, 1.0, 0.0, 0.0, np.inf, 0, True
-    n_cuts = m - 1
-    perm = np.arange(m)
-    prefix = np.empty((n_cuts, d))
-    for c in range(d):
-        prefix[0, c] = ms[0, c]
-    for p in range(1, n_cuts):
-        for c in range(d):
-            prefix[p, c] = prefix[p - 1, c] + ms[p, c]
-    right = np.empty(d)
+    return sweep_points(u, v, stats, np.zeros(stats.shape[1]), False, objective, params, stop)
 
-    # indexed heap of the next swap slope of each adjacent pair
-    hkey = np.empty(n_cuts)
-    hpos = np.arange(n_cuts)
-    where = np.arange(n_cuts)
-    for p in range(n_cuts):
-        hkey[p] = _swap_slope(mu, mv, p, p + 1)
-    for i in range(n_cuts // 2 - 1, -1, -1):
-        _sift_down(hkey, hpos, where, i, n_cuts)
 
-    best = np.inf
-    best_cut = -1
-    best_lo = -np.inf
-    best_hi = np.inf
-    # the order at s -> -inf, valid until the first swap
-    first = hkey[0]
-    for p in range(n_cuts):
-        for c in range(d):
-            right[c] = total[c] - prefix[p, c]
-        val = _evaluate(objective, prefix[p], right, params)
-        if val < best:
-            best = val
-            best_cut = p
-            best_hi = first
+@njit(**NUMBA_OPTS)
+def complete_points(u, v, stats):
+    """The points with both coordinates known, and the summed statistics of the others.
 
-    dirty = np.zeros(n_cuts, dtype=np.bool_)
-    dirty_list = np.empty(n_cuts, dtype=np.int64)
-    n_dirty = 0
-    s_last = -np.inf
-    n_swaps = 0
-    next_check = _STOP_CHECK_EVERY
-    complete = True
-    while True:
-        p = hpos[0]
-        s = hkey[0]
-        if s_last == -np.inf or s > s_last + SLOPE_TOL * (1.0 + abs(s_last)):
-            # a new critical slope: the order now is that of the open interval
-            # (s_last, s); score the cuts the previous slope's swaps changed
-            for q in range(n_dirty):
-                c0 = dirty_list[q]
-                dirty[c0] = False
-                for c in range(d):
-                    right[c] = total[c] - prefix[c0, c]
-                val = _evaluate(objective, prefix[c0], right, params)
-                if val < best:
-                    best = val
-                    best_cut = c0
-                    best_lo = s_last
-                    best_hi = s
-            n_dirty = 0
-            if s == np.inf:
-                break
-            s_last = s
-            if n_swaps >= next_check:
-                next_check = n_swaps + _STOP_CHECK_EVERY
-                if load_flag(stop) != 0:
-                    complete = False
-                    break
-        a = perm[p]
-        b = perm[p + 1]
-        perm[p] = b
-        perm[p + 1] = a
-        for c in range(d):
-            prefix[p, c] += ms[b, c] - ms[a, c]
-        if not dirty[p]:
-            dirty[p] = True
-            dirty_list[n_dirty] = p
-            n_dirty += 1
-        n_swaps += 1
-        _set_key(hkey, hpos, where, p, np.inf, n_cuts)
-        if p > 0:
-            _set_key(hkey, hpos, where, p - 1, _swap_slope(mu, mv, perm[p - 1], b), n_cuts)
-        if p + 1 < n_cuts:
-            _set_key(hkey, hpos, where, p + 1, _swap_slope(mu, mv, a, perm[p + 2]), n_cuts)
-
-    if best_cut < 0:
-        return np.inf, 1.0, 0.0, 0.0, np.inf, n_swaps, complete
-    wu, wv = _interval_direction(best_lo, best_hi)
-    proj = np.empty(m)
-    for i in range(m):
-        proj[i] = wu * mu[i] + wv * mv[i]
-    order = np.argsort(proj)
-    threshold = midpoint_threshold(proj[order[best_cut]], proj[order[best_cut + 1]])
-    # the objective of what the rule actually does with these doubles
-    left = np.zeros(d)
-    for i in range(m):
-        if proj[i] <= threshold:
+    Returns ``(u, v, stats, held, n_held)``: the rows of the inputs where
+    neither ``u`` nor ``v`` is NaN, then the statistics summed over the rows
+    where one is (``n_held`` of them).
+    """
+    n = u.shape[0]
+    d = stats.shape[1]
+    keep = np.empty(n, dtype=np.int64)
+    held = np.zeros(d)
+    m = 0
+    for p in range(n):
+        if math.isnan(u[p]) or math.isnan(v[p]):
             for c in range(d):
-                left[c] += ms[i, c]
-    for c in range(d):
-        right[c] = total[c] - left[c]
-    value = _evaluate(objective, left, right, params)
-    return best, wu, wv, threshold, value, n_swaps, complete
+                held[c] += stats[p, c]
+        else:
+            keep[m] = p
+            m += 1
+    keep = keep[:m]
+    return u[keep], v[keep], stats[keep], held, n - m
+
+
+@njit(**NUMBA_OPTS)
+def sweep_pair_missing(u, v, stats, objective, params, stop):
+    """:func:`sweep_pair` for points that may miss a coordinate (NaN, a missing value).
+
+    The points missing ``u`` or ``v`` are held aside and go, together, to the
+    left or to the right of every line, both scored: the search is exact over
+    every partition of the complete points by a line times the side of the
+    others. Without NaN it is :func:`sweep_pair` itself. The returned
+    ``threshold`` and ``value`` are those of the complete points' partition,
+    ``threshold`` being ``inf`` when every complete point goes left.
+    """
+    n_missing = 0
+    for p in range(u.shape[0]):
+        if math.isnan(u[p]) or math.isnan(v[p]):
+            n_missing += 1
+    if n_missing == 0:
+        return sweep_pair(u, v, stats, objective, params, stop)
+    cu, cv, cs, held, _ = complete_points(u, v, stats)
+    return sweep_points(cu, cv, cs, held, True, objective, params, stop)
 
 
 Split2D = namedtuple("Split2D", ["value", "weights", "threshold", "left", "optimum",
@@ -564,7 +691,7 @@ def best_split_2d(points, stats, objective, params=None):
         if stats.shape[1] < minimum:
             raise ValueError(f"objective {objective!r} needs at least {minimum} statistics "
                              f"columns, got {stats.shape[1]}")
-        kernel = sweep_pair
+        kernel = sweep_points
         objective = np.int64(objective)
     elif hasattr(objective, "py_func"):
         kernel = _custom_sweep_pair()
@@ -575,8 +702,9 @@ def best_split_2d(points, stats, objective, params=None):
     u = np.ascontiguousarray(points[:, 0])
     v = np.ascontiguousarray(points[:, 1])
     stop = np.zeros(1, dtype=np.int64)
+    stats = np.ascontiguousarray(stats)
     optimum, wu, wv, threshold, value, n_swaps, _ = kernel(
-        u, v, np.ascontiguousarray(stats), objective, np.atleast_1d(params), stop)
+        u, v, stats, np.zeros(stats.shape[1]), False, objective, np.atleast_1d(params), stop)
     weights = np.array([wu, wv])
     left = (wu * u + wv * v) <= threshold
     return Split2D(float(value), weights, float(threshold), left, float(optimum), int(n_swaps))
@@ -586,14 +714,15 @@ _CUSTOM = []
 
 
 def _custom_sweep_pair():
-    """:func:`sweep_pair` compiled without the disk cache, for user objectives.
+    """The sweep (:func:`sweep_pair`'s core) compiled without the disk cache, for user
+    objectives.
 
     A numba function passed as an argument is part of the compiled signature,
     and its type differs in every process, so caching it would only add a new
     file to the cache at every run.
     """
     if not _CUSTOM:
-        _CUSTOM.append(njit(nogil=True)(sweep_pair.py_func))
+        _CUSTOM.append(njit(nogil=True)(sweep_points.py_func))
     return _CUSTOM[0]
 
 
@@ -602,7 +731,8 @@ def _custom_sweep_pair():
 def sweep_search(Z, pair_j, pair_k, stats, objective, params, stop):
     """:func:`sweep_pair` on every pair ``(Z[:, pair_j[q]], Z[:, pair_k[q]])``, in parallel.
 
-    ``objective`` is a built-in code (:func:`builtin_objective`).
+    ``objective`` is a built-in code (:func:`builtin_objective`). NaN in ``Z``
+    are missing values, held aside per pair (:func:`sweep_pair_missing`).
 
     Each pair writes only its own slots, so the results do not depend on the
     number of threads.
@@ -624,7 +754,7 @@ def sweep_search(Z, pair_j, pair_k, stats, objective, params, stop):
             continue
         u = np.ascontiguousarray(Z[:, pair_j[q]])
         v = np.ascontiguousarray(Z[:, pair_k[q]])
-        opt, a, b, _, _, sw, done = sweep_pair(u, v, stats, objective, params, stop)
+        opt, a, b, _, _, sw, done = sweep_pair_missing(u, v, stats, objective, params, stop)
         optimum[q] = opt
         wu[q] = a
         wv[q] = b

@@ -29,6 +29,18 @@ The winning direction is written back in original units and its threshold
 re-scanned by :func:`finish_bivariate`, and it replaces the best univariate
 split only if it beats it (optionally by a relative margin, the variant the
 paper mentions and rejects).
+
+**Missing values** (NaN in ``X``). The median and interquartile range of a
+feature are those of its known values at the node. A pair's climb runs on the
+pair's complete rows only (their own class totals; the rows missing either
+feature take no part in choosing the direction). The pair's final direction is
+then scored on every row of the node by the exact scan of its projection,
+which tries every threshold with the rows missing a feature of the pair on the
+left and on the right (:func:`~bivtree._kernels.scan.scan_values`): that
+objective, missing side included, ranks the pairs, and the re-scan of the
+winner stores the side. A pair without missing rows climbs exactly as without
+NaN. The search stays a heuristic: a direction that is best for the complete
+rows need not be best once the missing rows are placed.
 """
 
 from typing import ClassVar
@@ -37,7 +49,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import ITYPE, NUMBA_OPTS, SQUARED_ERROR
-from .._kernels.criteria import impurity_of, midpoint_threshold
+from .._kernels.criteria import impurity_of, midpoint_threshold, node_totals
 from .._kernels.scan import gather_node, scan_values
 from .._validation import Integral, Interval, Real, check_params
 from ._base import Splitter, register
@@ -285,6 +297,61 @@ def climb_pair(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets
     return g, a_i, a_j, threshold, n_cycles
 
 
+@njit(**NUMBA_OPTS)
+def climb_pair_missing(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets,
+                       node_weight, counts, w_total, t_sum, criterion, min_samples_leaf,
+                       min_weight_leaf):
+    """:func:`climb_pair` when ``zi`` or ``zj`` holds NaN (missing values).
+
+    The climb runs on the complete rows (their own totals); the final direction
+    is then scored on every row by the exact scan of its projection with the
+    rows missing ``zi`` or ``zj`` on the left and on the right. Returns
+    :func:`climb_pair`'s values, the objective being that of every row with the
+    missing ones on their better side, the threshold that of the scan.
+    """
+    n = zi.shape[0]
+    n_classes = counts.shape[0]
+    keep = np.empty(n, dtype=np.int64)
+    m = 0
+    for p in range(n):
+        if not (np.isnan(zi[p]) or np.isnan(zj[p])):
+            keep[m] = p
+            m += 1
+    keep = keep[:m]
+    if m < 2:
+        return np.inf, 1.0, 0.0, 0.0, 0
+    sub_labels = node_labels[keep]
+    sub_targets = node_targets[keep]
+    sub_weight = node_weight[keep]
+    sub_counts = np.empty(n_classes)
+    sub_w, sub_t, _ = node_totals(sub_labels, sub_targets, sub_weight, n_classes, criterion,
+                                  sub_counts)
+    g, a_i, a_j, _, n_cycles = climb_pair(
+        zi[keep], zj[keep], gammas, tol_weight, max_cycles, sub_labels, sub_targets,
+        sub_weight, sub_counts, sub_w, sub_t, criterion, min_samples_leaf, min_weight_leaf)
+    if not g < np.inf:
+        return np.inf, 1.0, 0.0, 0.0, n_cycles
+    values = np.empty(n)
+    for p in range(n):
+        values[p] = a_i * zi[p] + a_j * zj[p]  # NaN where a feature is missing
+    left = np.empty(n_classes)
+    right = np.empty(n_classes)
+    proxy, threshold, missing_left = scan_values(
+        values, node_labels, node_targets, node_weight, criterion, counts, w_total, t_sum,
+        min_samples_leaf, min_weight_leaf, left, right)
+    if proxy == -np.inf:
+        return np.inf, a_i, a_j, 0.0, n_cycles
+    # the partition the scan chose, scored with the climb's arithmetic: the missing rows
+    # sit beyond every threshold on their side
+    side = -np.inf if missing_left else np.inf
+    for p in range(n):
+        if np.isnan(values[p]):
+            values[p] = side
+    g = partition_objective(values, threshold, node_labels, node_targets, node_weight,
+                            criterion, min_samples_leaf, min_weight_leaf, left, right)
+    return g, a_i, a_j, threshold, n_cycles
+
+
 @njit(parallel=True, **NUMBA_OPTS)
 def hillclimb_search(X, samples, first, second, offset, inv_scale, labels, targets,
                      sample_weight, n_classes, criterion, min_samples_leaf, min_weight_leaf,
@@ -314,13 +381,23 @@ def hillclimb_search(X, samples, first, second, offset, inv_scale, labels, targe
         j = second[q]
         zi = np.empty(n)
         zj = np.empty(n)
+        n_missing = 0
         for p in range(n):
             s = samples[p]
             zi[p] = (X[s, i] - offset[i]) * inv_scale[i]
             zj[p] = (X[s, j] - offset[j]) * inv_scale[j]
-        g, a_i, a_j, t, nc = climb_pair(zi, zj, gammas, tol_weight, max_cycles, node_labels,
-                                        node_targets, node_weight, counts, w_total, t_sum,
-                                        criterion, min_samples_leaf, min_weight_leaf)
+            if np.isnan(zi[p]) or np.isnan(zj[p]):
+                n_missing += 1
+        if n_missing == 0:
+            g, a_i, a_j, t, nc = climb_pair(zi, zj, gammas, tol_weight, max_cycles,
+                                            node_labels, node_targets, node_weight, counts,
+                                            w_total, t_sum, criterion, min_samples_leaf,
+                                            min_weight_leaf)
+        else:
+            g, a_i, a_j, t, nc = climb_pair_missing(
+                zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets,
+                node_weight, counts, w_total, t_sum, criterion, min_samples_leaf,
+                min_weight_leaf)
         objectives[q] = g
         coefs[q, 0] = a_i
         coefs[q, 1] = a_j
@@ -348,7 +425,9 @@ def node_median_iqr_scaling(X, samples, features, sample_weight):
     Quantiles are weighted (inverted CDF). A feature whose interquartile range
     is zero but which varies at the node (a few distinct values, most samples
     on one) is divided by its range instead; a constant feature gets inverse
-    scale 0 and takes no part in pairs.
+    scale 0 and takes no part in pairs. Missing values (NaN) are left out: the
+    statistics are those of the feature's known values (none, or one distinct:
+    a constant feature).
 
     Returns
     -------
@@ -359,10 +438,16 @@ def node_median_iqr_scaling(X, samples, features, sample_weight):
     w = sample_weight[samples]
     for f in features:
         col = X[samples, f]
+        wf = w
+        known = ~np.isnan(col)
+        if not known.all():
+            col, wf = col[known], w[known]
+            if col.size == 0:
+                continue
         lo, hi = col.min(), col.max()
         if hi <= lo:
             continue
-        q1, med, q3 = weighted_quantile(col, w, (0.25, 0.5, 0.75))
+        q1, med, q3 = weighted_quantile(col, wf, (0.25, 0.5, 0.75))
         spread = q3 - q1 if q3 > q1 else hi - lo
         offset[f] = med
         inv_scale[f] = 1.0 / spread
@@ -399,8 +484,6 @@ class HillClimbSplitter(Splitter):
     """
 
     name = "hillclimb"
-    #: missing values (NaN) are refused at fit: this search does not handle them
-    supports_missing = False
     max_node_features = 2
     searches_pairs = True
     _parameter_constraints: ClassVar[dict] = {

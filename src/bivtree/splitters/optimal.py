@@ -15,6 +15,21 @@ out) is reported in ``Split.info`` as a relative gap.
 The same splitter runs the exact sweep on every pair with ``method="sweep"``;
 it also handles ``squared_error``, where the impurity is not a concave function
 of class counts and the paper's bounds do not apply.
+
+**Missing values.** NaN in ``X`` is a missing value. For a pair, the rows
+missing either feature form a block held aside: its statistics go, together,
+to the left or to the right of every rule (the branch and bound starts its root
+box with the block in ``A``, then in ``B``; the sweep scores every cut with the
+block on each side, and the cut putting every complete row against the block),
+so both searches are exact for this problem: the best over the univariate
+candidates (each with its own missing rows on either side, as
+:func:`~bivtree.splitters.univariate.best_univariate_split` defines them) and,
+per pair, over every partition of the pair's complete rows by a line times the
+side of the rows missing one of its features. The lower bounds stay valid with
+the block fixed on one side (they bound the impurity of any assignment of the
+undecided points given the decided ones, whatever those hold). The median / IQR
+normalization of a feature uses its known values; the written-back rule is
+re-scanned with both sides of its missing rows, which sets ``missing_left``.
 """
 
 import time
@@ -27,7 +42,7 @@ from .._config import SQUARED_ERROR
 from .._kernels.bnb_bounds import PAPER, VERTEX, root_lower_bound
 from .._kernels.bnb_search import bnb_search, node_features
 from .._kernels.scan import gather_node
-from .._kernels.sweep import StopTimer, node_statistics, sweep_pair, sweep_search
+from .._kernels.sweep import StopTimer, node_statistics, sweep_pair_missing, sweep_search
 from .._threads import PARALLEL_MIN_WORK, call_stoppable
 from .._validation import Integral, Interval, Options, Real, check_params
 from ._base import BEATS_TOLERANCE, Splitter, candidate_pairs, register
@@ -99,8 +114,6 @@ class OptimalSplitter(Splitter):
     """
 
     name = "optimal"
-    #: missing values (NaN) are refused at fit: this search does not handle them
-    supports_missing = False
     max_node_features = 2
     searches_pairs = True
     _parameter_constraints: ClassVar[dict] = {
@@ -265,7 +278,10 @@ class OptimalSplitter(Splitter):
         if univariate is None:
             return None
         X = data.X[samples][:, features]
-        n_varying = int(np.count_nonzero(X.max(axis=0) > X.min(axis=0)))
+        missing = np.isnan(X)  # a missing value is neither a feature's least nor its largest
+        hi = np.where(missing, -np.inf, X).max(axis=0, initial=-np.inf)
+        lo = np.where(missing, np.inf, X).min(axis=0, initial=np.inf)
+        n_varying = int(np.count_nonzero(hi > lo))
         n_pairs = n_varying * (n_varying - 1) // 2
         info = {"method": method, "n_pairs": n_pairs}
         if n_pairs == 0 or data.criterion == SQUARED_ERROR:
@@ -297,7 +313,8 @@ class OptimalSplitter(Splitter):
             return split
         u = np.ascontiguousarray(Z[:, min(z1, z2)])
         v = np.ascontiguousarray(Z[:, max(z1, z2)])
-        _, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, self._objective, self._params, stop)
+        _, wu, wv, _, _, _, _ = sweep_pair_missing(u, v, stats, self._objective, self._params,
+                                                   stop)
         lo = min(z1, z2)
         flo = f1 if z1 == lo else f2
         fhi = f2 if z1 == lo else f1
