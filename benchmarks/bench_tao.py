@@ -680,6 +680,10 @@ def part_speed(args):
                 ("cv=3, no restarts", {"restarts": False}),
                 ("one validation split (20 %)", {"cv": ShuffleSplit(1, test_size=0.2,
                                                                     random_state=0)})]
+    one_split = settings[-1][1]
+    settings += [("one split, no restarts", {**one_split, "restarts": False}),
+                 ("one split, auto initial tree", {**one_split, "bivariate_splitter": "auto"}),
+                 ("one split, pair_features=5", {**one_split, "pair_features": 5})]
     if args.datasets:  # a subset of the settings, by number
         settings = [settings[int(i)] for i in args.datasets.split(",")]
     timing = {}

@@ -329,6 +329,41 @@ def test_warm_starts_reuse_searches_without_changing_results():
     assert cached.tree_ == fresh.tree_
 
 
+def test_a_shared_search_memo_changes_no_result_and_saves_the_searches(monkeypatch):
+    # fits of other costs and alphas on the same data meet the same reduced problems
+    X, y = blobs(300, 4, 3, seed=23)
+    searched = []
+    run_items = TAOOptimizer._run_items
+
+    def counting(self, care, exact, items):
+        searched.append(items.node.size)
+        return run_items(self, care, exact, items)
+
+    monkeypatch.setattr(TAOOptimizer, "_run_items", counting)
+    memos = {}
+    for c, a in [(1.0, 0.0), (1.5, 0.002), (1.25, 0.01)]:
+        shared = TAOTreeClassifier(max_depth=6, alpha=a, feature_cost=c)
+        shared._search_memos = memos
+        shared.fit(X, y)
+        alone = TAOTreeClassifier(max_depth=6, alpha=a, feature_cost=c).fit(X, y)
+        assert shared.tree_ == alone.tree_
+        np.testing.assert_array_equal(shared.objective_path_, alone.objective_path_)
+    assert len(memos) == 1 and "_search_memos" not in copy.deepcopy(shared).__dict__
+    # the same fit again: every problem is in the memo, nothing is searched
+    searched.clear()
+    again = TAOTreeClassifier(max_depth=6, alpha=0.002, feature_cost=1.5)
+    again._search_memos = memos
+    again.fit(X, y)
+    assert sum(searched) == 0
+    # a memo emptied when full (here at every search) gives the same trees too
+    monkeypatch.setattr("bivtree.tao.MEMO_MAX_FLOATS", 1)
+    tiny = TAOTreeClassifier(max_depth=6, alpha=0.002, feature_cost=1.5)
+    tiny._search_memos = {}
+    tiny.fit(X, y)
+    assert tiny.tree_ == again.tree_
+    assert all(len(m) == 1 for m in tiny._search_memos.values())
+
+
 def test_tao_path_runs_to_a_single_leaf_and_selects_on_validation():
     X, y = blobs(160, 3, 3, seed=12)
     path = tao_path(TAOTreeClassifier(max_depth=4), X, y, random_state=0)

@@ -75,6 +75,8 @@ LEAF, ZERO_VARIATE, UNIVARIATE, BIVARIATE = -1, 0, 1, 2
 #: threshold of a zero-variate node sending every sample left / right (its
 #: projection is 0).
 ALL_LEFT, ALL_RIGHT = 1.0, -1.0
+#: most item bounds a search memo holds (8 bytes each) before it is emptied.
+MEMO_MAX_FLOATS = 2 ** 24
 
 
 @dataclass
@@ -408,8 +410,12 @@ class _SearchCache:
     loss are scanned again.
     """
 
-    def __init__(self):
+    def __init__(self, memo=None):
         self.entries = {}
+        # problem digest -> (NodeRules, bounds): every search made with the same
+        # search key, whichever node, fit or path it was made for (see
+        # problem_digest); shared by the fits of one data set (restarts, costs C)
+        self.memo = {} if memo is None else memo
 
     def get(self, node, key):
         entry = self.entries.get(node)
@@ -421,6 +427,19 @@ class _SearchCache:
 
     def put(self, node, key, result, bounds):
         self.entries[node] = _CacheEntry(key, result, bounds)
+
+
+def problem_digest(problem):
+    """A digest of a :class:`ReducedProblem`'s samples, pseudolabels and weights.
+
+    A search's answer depends on nothing else (given the search key), so two
+    problems with the same digest share one search, whichever node they are at.
+    """
+    digest = hashlib.blake2b(digest_size=20)
+    for arr in problem:
+        digest.update(np.ascontiguousarray(arr).tobytes())
+        digest.update(np.int64(arr.size).tobytes())
+    return digest.digest()
 
 
 def search_key(data, n_orientations, exact_max_samples):
@@ -470,11 +489,16 @@ class TAOOptimizer:
         problem (ties: the lower feature index). None (or at least the number
         of features): every pair. The univariate search and the candidates'
         comparison are unchanged, so the objective still never increases.
+    memo : dict, default=None
+        Searches by problem digest (:func:`problem_digest`) made on the same data
+        with the same search settings, to share between fits (None: a new one;
+        ignored when ``cache`` is given, which holds its own). A problem met
+        again, at any node, is not searched again; the answers are the same.
     """
 
     def __init__(self, data, *, alpha, feature_cost, n_orientations, exact_max_samples,
                  max_iter, time_limit=None, verbose=0, incremental=True, cache=None,
-                 start=None, pair_features=None):
+                 start=None, pair_features=None, memo=None):
         self.data = data
         self.incremental = bool(incremental)
         self.alpha = float(alpha)
@@ -491,7 +515,7 @@ class TAOOptimizer:
                                  *orientation_directions(int(n_orientations)))
         # searches do not depend on alpha: a warm-started fit on the same data
         # (a regularization path) passes the previous fit's cache
-        self.cache = _SearchCache() if cache is None else cache
+        self.cache = _SearchCache(memo) if cache is None else cache
         self.start = start
         self._deadline = None
         self.pair_features = (None if pair_features is None
@@ -687,17 +711,27 @@ class TAOOptimizer:
         did not change, searched (:meth:`_search`) where it did."""
         found = {}
         todo = []
+        digests = []
         for r, node in enumerate(active):
-            hit = self.cache.get(node, node_problem(care, r))
+            problem = node_problem(care, r)
+            hit = self.cache.get(node, problem)
             if hit is not None:
                 found[node] = hit
+                continue
+            digest = problem_digest(problem)
+            known = self.cache.memo.get(digest)
+            if known is not None:
+                # the same problem was searched before (another node, fit or path)
+                self.cache.put(node, node_problem(care, r, copy=True), *known)
+                found[node] = known[0]
             else:
                 todo.append(r)
+                digests.append(digest)
         if todo:
-            found.update(self._search(active, np.asarray(todo, dtype=ITYPE), care))
+            found.update(self._search(active, np.asarray(todo, dtype=ITYPE), care, digests))
         return found
 
-    def _search(self, active, todo, care):
+    def _search(self, active, todo, care, digests):
         """Best univariate and bivariate rule (:class:`NodeRules`) of the nodes
         ``active[todo]``, whose reduced problems are in ``care``.
 
@@ -739,8 +773,17 @@ class TAOOptimizer:
             order = np.argsort(items)
             rules = self._best_rules(results, items[order], where[order])
             self.cache.put(node, problems[m], rules, bounds)
+            self._remember(digests[m], rules, bounds)
             found[node] = rules
         return found
+
+    def _remember(self, digest, rules, bounds):
+        """Keep a search in the memo; a full memo (about :data:`MEMO_MAX_FLOATS` bounds)
+        is emptied first, which costs searches again but changes no answer."""
+        memo = self.cache.memo
+        if len(memo) >= max(1, MEMO_MAX_FLOATS // self.items_per_node):
+            memo.clear()
+        memo[digest] = (rules, bounds)
 
     @property
     def items_per_node(self):

@@ -68,6 +68,11 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
     #: it fits, None searches every pair.
     _pair_features = None
 
+    #: searches shared between fits on the same data (:class:`bivtree.tao.TAOOptimizer`'s
+    #: ``memo``), by search key: None, or a dict that :mod:`bivtree.tao_selection`
+    #: sets on the instances of one split's paths (the answers do not depend on it).
+    _search_memos = None
+
     _parameter_constraints: ClassVar[dict] = {
         "alpha": [Interval(Real, 0.0, None, closed="left")],
         # the paper advises 1.1 to 1.5
@@ -151,12 +156,12 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         est.fit(X, y, sample_weight=sample_weight)
         return est.tree_
 
-    def _run(self, data, state, exact_max_samples, cache=None, start=None):
+    def _run(self, data, state, exact_max_samples, cache=None, start=None, memo=None):
         optimizer = TAOOptimizer(
             data, alpha=float(self.alpha), feature_cost=float(self.feature_cost),
             n_orientations=self.n_orientations, exact_max_samples=exact_max_samples,
             max_iter=self.max_iter, time_limit=self.time_limit, verbose=self.verbose,
-            cache=cache, start=start, pair_features=self._pair_features)
+            cache=cache, start=start, pair_features=self._pair_features, memo=memo)
         with numba_threads(self.n_jobs):
             result = optimizer.run(state)
         return result, optimizer.cache
@@ -191,7 +196,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                                          exact_max_samples, t0)
             state = TAOState.from_tree(self._initial_tree(init, X, y, sample_weight),
                                        regression, categorical)
-        result, cache = self._run(data, state, exact_max_samples, cache, start=t0)
+        memo = None if self._search_memos is None else self._search_memos.setdefault(key, {})
+        result, cache = self._run(data, state, exact_max_samples, cache, start=t0, memo=memo)
         self._tao_state = state
         self._search_cache = (key, cache)
         self.init_ = init if isinstance(init, str) else "given"
@@ -261,6 +267,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         # the search cache is only a speed-up for warm starts; copies and pickles leave it
         state = dict(super().__getstate__())  # may be the live __dict__ itself
         state.pop("_search_cache", None)
+        state.pop("_search_memos", None)
         return state
 
     # ------------------------------------------------------------ inspection

@@ -15,11 +15,14 @@ every cross-validation split,
   the grid is dense where the trees change;
 * at each ``alpha``: TAO warm-started from the previous tree, and (with
   ``restarts``) TAO restarted from the initial tree; the fit with the lower
-  objective is kept and warm-starts the next ``alpha``. The restarts reuse one
-  search cache per path: their first iterations solve the same reduced
-  problems at every ``alpha``.
+  objective is kept and warm-starts the next ``alpha``. Every fit of one
+  split and initial tree (warm fits, restarts, every ``C``) shares one memo
+  of the searched reduced problems (a search does not depend on ``alpha`` or
+  ``C``, and the restarts, the warm fits and the paths of other ``C`` meet
+  many of the same problems), which changes no answer.
 
-The paths of different splits, initial trees and ``C`` run as joblib tasks.
+The paths of different splits and initial trees run as joblib tasks (those of
+the values of ``C`` one after the other in a task, sharing the memo).
 A candidate is a triple (``C``, init, ``alpha``); on each split it is the tree
 of the largest visited ``alpha`` not above it (trees are piecewise constant
 in ``alpha``), so splits whose refinement visited other values still line up.
@@ -102,7 +105,7 @@ def _tree_stats(est):
 
 def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas, *,
              restarts=True, refine_ratio=1.5, max_refine=2, deadline=None, keep_last=False,
-             pair_features=None):
+             pair_features=None, memos=None):
     """One regularization path: TAO over increasing ``alphas`` from the initial ``tree``.
 
     Each ``alpha`` is fitted warm from the previous kept tree and, with
@@ -133,6 +136,11 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
         Return the estimator of the last visited ``alpha`` too.
     pair_features : int or None
         Screening of TAO's pair search (see :class:`bivtree.tao.TAOOptimizer`).
+    memos : dict or None
+        Searches to share with other paths on the same data (TAO's ``memo`` by
+        search key; filled here): a reduced problem already searched, at any
+        node, by any fit of these paths, is not searched again. The answers are
+        the same without it.
 
     Returns
     -------
@@ -159,6 +167,8 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
 
     warm = cls(**tao_params).set_params(init=tree, warm_start=False)
     warm._pair_features = pair_features
+    memos = {} if memos is None else memos  # the warm fits and the restarts share it
+    warm._search_memos = memos
     cold = None  # the restarts' estimator: one search cache for every restart
     queue = [float(a) for a in alphas]
     steps = []
@@ -187,6 +197,7 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
                 if cold is None:
                     cold = cls(**tao_params).set_params(init=tree, warm_start=False)
                     cold._pair_features = pair_features
+                    cold._search_memos = memos
                 else:
                     cold._tao_state = initial_state.copy()
                     cold.set_params(warm_start=True)
@@ -402,19 +413,22 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
             "samples per node)", flush=True)
         _, base_params = self._tao_params(1.0, inner_jobs)
 
-        def path_task(s, init, c):
+        def path_task(s, init):
+            # the paths of every C from one initial tree run together: they meet
+            # many of the same reduced problems (the searches do not depend on C)
             train, val = splits[s]
             Xt, yt, wt = part(train)
             Xv, yv, _ = part(val)
-            params = {**base_params, "feature_cost": c}
-            return run_path(is_clf, params, trees[(s, init)], Xt, yt, wt, Xv, yv, alphas,
-                            restarts=self.restarts, max_refine=int(self.max_refine),
-                            deadline=deadline, keep_last=False,
-                            pair_features=self.pair_features)
+            memos = {}
+            return [run_path(is_clf, {**base_params, "feature_cost": c}, trees[(s, init)],
+                             Xt, yt, wt, Xv, yv, alphas, restarts=self.restarts,
+                             max_refine=int(self.max_refine), deadline=deadline,
+                             keep_last=False, pair_features=self.pair_features, memos=memos)
+                    for c in costs]
 
         results = Parallel(n_jobs=self.n_jobs, verbose=max(0, int(self.verbose) - 1))(
-            delayed(path_task)(*t) for t in tasks)
-        paths = dict(zip(tasks, results))
+            delayed(path_task)(*t) for t in grow)
+        paths = dict(zip(tasks, (r for group in results for r in group)))
         if self.verbose:
             for (s, init, c), (steps, complete, _) in paths.items():
                 say(f"[TAOCV] split {s} init={init} C={c:g}: {len(steps)} trees, "
