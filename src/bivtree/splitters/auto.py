@@ -251,12 +251,16 @@ class AutoSplitter(Splitter):
         # a later one is counted only until it cannot have fewer
         rank, fewest = 0, None
         for i, split in enumerate(candidates):
+            children = split_samples(data, samples, split)
+            if children[0].size == 0 or children[1].size == 0:
+                continue  # separates nothing: the grower would make the node a leaf
             budget = None if fewest is None else fewest - 1
-            leaves = self._greedy_leaves(data, split_samples(data, samples, split), features,
-                                         budget)
+            leaves = self._greedy_leaves(data, children, features, budget)
             if fewest is None or leaves < fewest:
                 rank, fewest = i, leaves
         chosen = candidates[rank]
+        if fewest is None:
+            return chosen
         chosen.info.update(lookahead_rank=rank, lookahead_leaves=fewest,
                            lookahead_candidates=len(candidates))
         return chosen
@@ -292,7 +296,7 @@ class AutoSplitter(Splitter):
         leaves = 0
         # ("visit", node) or ("done", key, leaves before the node): a post-order walk, so
         # that every finished node's count goes to the cache
-        stack = [("visit", node) for node in nodes if node.size > 0]
+        stack = [("visit", node) for node in nodes]
         pending = len(stack)
         while stack:
             if budget is not None and leaves + pending > budget:
