@@ -25,6 +25,7 @@ from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
 from bivtree._config import GINI
 from bivtree._kernels.angle_search import _bin_buffers, binned_cut, coarse_to_fine_search
 from bivtree._kernels.scan import CriterionCuts, gather_node, scan_values
+from bivtree.splitters import SplitData
 from bivtree.splitters.auto import AutoSplitter, screened_features, screened_pairs, spread_rows
 
 
@@ -126,6 +127,27 @@ def test_lookahead_root_has_no_more_leaves_below_than_the_one_step_split(seed, d
     one_step = BivariateTreeClassifier(max_depth=1, splitter_options=_NO_LOOKAHEAD).fit(X, y)
     assert (_root_children_leaves(lookahead, X, y)
             <= _root_children_leaves(one_step, X, y))
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(10, 80))
+def test_one_step_leaf_count_is_the_grown_tree_and_stops_at_its_budget(seed, n):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)).round(1)
+    y = (X[:, 0] + X[:, 1] + rng.normal(size=n) > 0).astype(np.int64)
+    data = SplitData(np.asfortranarray(X), y, np.zeros(n), np.ones(n), 2, GINI)
+    splitter = AutoSplitter()
+    splitter.prepare(data)
+    samples, features = np.arange(n), np.arange(4)
+    full = splitter._greedy_leaves(data, [samples], features)
+    assert full == _one_step_leaves(X, y)
+    for budget in range(full + 2):
+        # a fresh splitter (nothing remembered) and the one that counted everything agree
+        fresh = AutoSplitter()
+        fresh.prepare(data)
+        for counter in (fresh, splitter):
+            found = counter._greedy_leaves(data, [samples], features, budget)
+            assert found == full if full <= budget else found > budget
 
 
 def test_lookahead_grows_fewer_leaves_on_noisy_classes():
