@@ -9,7 +9,11 @@ checks) runs for it in ``test_splitter_contract.py``; here:
   refinement never ends below the best coarse angle;
 * the histogram scan equals the exact scan when no bin holds two distinct
   values, and the screening keeps the features with the best univariate cuts;
-* subsampled large nodes give the same tree with 1 and 2 threads.
+* subsampled large nodes give the same tree with 1 and 2 threads;
+* on small classification nodes the lookahead picks a split whose children's
+  one-step trees have no more leaves than those of the best one-step split
+  (checked against trees grown with the lookahead off), and regression trees
+  do not depend on it.
 """
 
 import numpy as np
@@ -21,6 +25,7 @@ from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
 from bivtree._config import GINI
 from bivtree._kernels.angle_search import _bin_buffers, binned_cut, coarse_to_fine_search
 from bivtree._kernels.scan import CriterionCuts, gather_node, scan_values
+from bivtree.splitters import SplitData
 from bivtree.splitters.auto import AutoSplitter, screened_features, screened_pairs, spread_rows
 
 
@@ -42,7 +47,8 @@ def _data(n, d, seed, task="classification"):
 def test_two_features_are_searched_exhaustively_as_orientations(estimator):
     task = "regression" if estimator is BivariateTreeRegressor else "classification"
     X, y = _data(400, 2, 0, task)
-    auto = estimator(splitter="auto", max_depth=6).fit(X, y)
+    auto = estimator(splitter="auto", max_depth=6,
+                     splitter_options={"lookahead_samples": 0}).fit(X, y)
     orientations = estimator(splitter="orientations", max_depth=6).fit(X, y)
     assert _tree_json(auto) == _tree_json(orientations)
 
@@ -51,7 +57,8 @@ def test_two_features_are_searched_exhaustively_as_orientations(estimator):
 def test_exhaustive_budget_gives_the_orientations_tree(criterion):
     X, y = _data(300, 6, 1)
     auto = BivariateTreeClassifier(criterion=criterion, n_orientations=12,
-                                   splitter_options={"exhaustive_work": 10**12}).fit(X, y)
+                                   splitter_options={"exhaustive_work": 10**12,
+                                                     "lookahead_samples": 0}).fit(X, y)
     orientations = BivariateTreeClassifier(splitter="orientations", criterion=criterion,
                                            n_orientations=12).fit(X, y)
     assert _tree_json(auto) == _tree_json(orientations)
@@ -79,6 +86,84 @@ def test_root_split_is_never_worse_than_univariate(seed, d, n):
                 + tree.impurity[right] * tree.weighted_n_node_samples[right])
 
     assert child_impurity(auto.tree_) <= child_impurity(univariate.tree_) + 1e-9 * n
+
+
+_NO_LOOKAHEAD = {"lookahead_samples": 0}
+
+
+def _one_step_leaves(X, y):
+    """Leaves of the unlimited tree that the search without lookahead grows on ``(X, y)``."""
+    if np.unique(y).size < 2:
+        return 1
+    return BivariateTreeClassifier(splitter_options=_NO_LOOKAHEAD).fit(X, y).get_n_leaves()
+
+
+def _root_children_leaves(model, X, y):
+    """One-step leaves below each child of ``model``'s root (1 when the root is a leaf)."""
+    tree = model.tree_
+    if tree.node_count == 1:
+        return 1
+    left = np.isin(model.apply(X), _subtree_leaves(tree, tree.children_left[0]))
+    return _one_step_leaves(X[left], y[left]) + _one_step_leaves(X[~left], y[~left])
+
+
+def _subtree_leaves(tree, node):
+    if tree.children_left[node] < 0:
+        return [node]
+    return (_subtree_leaves(tree, tree.children_left[node])
+            + _subtree_leaves(tree, tree.children_right[node]))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), d=st.integers(3, 8), n=st.integers(12, 70),
+       n_classes=st.integers(2, 4))
+def test_lookahead_root_has_no_more_leaves_below_than_the_one_step_split(seed, d, n,
+                                                                         n_classes):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).round(2)
+    y = (X[:, 0] - 0.8 * X[:, 1 % d] + 0.6 * rng.normal(size=n) > 0).astype(int)
+    y = np.where(rng.random(n) < 0.2, rng.integers(0, n_classes, n), y)
+    lookahead = BivariateTreeClassifier(max_depth=1).fit(X, y)
+    one_step = BivariateTreeClassifier(max_depth=1, splitter_options=_NO_LOOKAHEAD).fit(X, y)
+    assert (_root_children_leaves(lookahead, X, y)
+            <= _root_children_leaves(one_step, X, y))
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(10, 80))
+def test_one_step_leaf_count_is_the_grown_tree_and_stops_at_its_budget(seed, n):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)).round(1)
+    y = (X[:, 0] + X[:, 1] + rng.normal(size=n) > 0).astype(np.int64)
+    data = SplitData(np.asfortranarray(X), y, np.zeros(n), np.ones(n), 2, GINI)
+    splitter = AutoSplitter()
+    splitter.prepare(data)
+    samples, features = np.arange(n), np.arange(4)
+    full = splitter._greedy_leaves(data, [samples], features)
+    assert full == _one_step_leaves(X, y)
+    for budget in range(full + 2):
+        # a fresh splitter (nothing remembered) and the one that counted everything agree
+        fresh = AutoSplitter()
+        fresh.prepare(data)
+        for counter in (fresh, splitter):
+            found = counter._greedy_leaves(data, [samples], features, budget)
+            assert found == full if full <= budget else found > budget
+
+
+def test_lookahead_grows_fewer_leaves_on_noisy_classes():
+    X, y = _data(250, 6, 3)
+    y = np.where(np.random.default_rng(3).random(y.size) < 0.15, 1 - y, y)
+    lookahead = BivariateTreeClassifier().fit(X, y)
+    one_step = BivariateTreeClassifier(splitter_options=_NO_LOOKAHEAD).fit(X, y)
+    assert lookahead.get_n_leaves() < one_step.get_n_leaves()
+    assert any(info and info.get("lookahead_rank", 0) > 0 for info in lookahead.split_info_)
+
+
+def test_regression_trees_do_not_depend_on_the_lookahead():
+    X, y = _data(200, 5, 4, "regression")
+    default = BivariateTreeRegressor(max_depth=8).fit(X, y)
+    off = BivariateTreeRegressor(max_depth=8, splitter_options=_NO_LOOKAHEAD).fit(X, y)
+    assert _tree_json(default) == _tree_json(off)
 
 
 def _criterion_cuts(y, n_classes=2):
@@ -187,5 +272,7 @@ def test_sampled_large_nodes_give_one_tree_for_any_thread_count():
 def test_options_are_checked():
     with pytest.raises(ValueError, match="max_pair_features"):
         AutoSplitter(max_pair_features=1)
+    with pytest.raises(ValueError, match="lookahead_samples"):
+        AutoSplitter(lookahead_samples=-1)
     with pytest.raises(ValueError, match="n_bins"):
         BivariateTreeClassifier(splitter_options={"n_bins": -1}).fit([[0, 1], [1, 0]], [0, 1])

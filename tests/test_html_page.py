@@ -26,7 +26,9 @@ def page_data(page):
 @pytest.fixture(scope="module")
 def wine():
     X, y = load_wine(return_X_y=True, as_frame=True)
-    return BivariateTreeClassifier(max_depth=6, random_state=0).fit(X, y), X, y
+    # without the default search's lookahead: a tree deeper than the levels the page opens
+    return BivariateTreeClassifier(max_depth=6, random_state=0,
+                                   splitter_options={"lookahead_samples": 0}).fit(X, y), X, y
 
 
 @pytest.fixture(scope="module")

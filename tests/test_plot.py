@@ -25,6 +25,9 @@ from bivtree import (
 from bivtree._config import TREE_LEAF
 from bivtree.plot import _clip_half_plane, _line_in_box
 
+#: the default search without its lookahead: these small fits keep bivariate roots
+ONE_STEP = {"lookahead_samples": 0}
+
 
 @pytest.fixture(autouse=True)
 def close_figures():
@@ -123,7 +126,8 @@ def check_split_drawings(estimator, ax_by_node, names, base):
 def fitted_models():
     X, y = data()
     cases = {
-        "bivariate": (BivariateTreeClassifier(max_depth=2).fit(X, y), X, y),
+        "bivariate": (BivariateTreeClassifier(max_depth=2, splitter_options=ONE_STEP).fit(X, y),
+                      X, y),
         "univariate": (BivariateTreeClassifier(splitter="univariate", max_depth=2).fit(X, y),
                        X, y),
         "regressor": (BivariateTreeRegressor(max_depth=2).fit(X, X[:, 0] - 0.5 * X[:, 1]), X,
@@ -450,7 +454,7 @@ def test_highlight_without_highlight_draws_no_marker_and_other_inputs():
     assert not any(highlight_marker(a) for a in node_axes(ax).values())
     assert "sample" not in [t.get_text() for t in ax.get_legend().get_texts()]
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
-    clf = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    clf = BivariateTreeClassifier(max_depth=2, splitter_options=ONE_STEP).fit(frame, y)
     for one in (frame.iloc[5], frame.iloc[[5]]):
         root = node_axes(plot_tree(clf, frame, y, highlight=one))[0]
         np.testing.assert_allclose(highlight_marker(root).get_offsets()[0],
