@@ -241,18 +241,18 @@ class _PageBuilder:
             self.budget -= len(entry["plot"]["u"]) + (missing["shown"] if missing else 0)
 
     def _colours(self, shown, rows):
-        """``shown`` and ``rows`` in drawing order and their colours (class codes, values,
-        or None)."""
+        """``shown`` (points of the view, samples ``rows``) in drawing order and their
+        colours (class codes, values, or None)."""
         data = self.data
         if data.codes is not None:
             codes = data.codes[rows]
             # the rarer classes drawn last, on top, as plot_tree does
             order = np.argsort(-np.bincount(codes, minlength=len(self.labels))[codes],
                                kind="stable")
-            return shown[order], rows[order], codes[order].tolist()
+            return shown[order], codes[order].tolist()
         if data.values is not None:
-            return shown, rows, _rounded(data.values[rows])
-        return shown, rows, None
+            return shown, _rounded(data.values[rows])
+        return shown, None
 
     def _scatter(self, view):
         data = self.data
@@ -263,7 +263,7 @@ class _PageBuilder:
         n_points = min(view.u.size, self.max_points, self.budget)
         drawn = _subsample(view.u.size, n_points, self.rng)
         shown = drawn[np.isfinite(view.u[drawn]) & np.isfinite(view.v[drawn])]
-        shown, rows, colour = self._colours(shown, view.rows[shown])
+        shown, colour = self._colours(shown, view.rows[shown])
         box = _box(view, data)
         u0, u1, v0, v1 = box
         plot = {"kind": "scatter", "x_label": view.xlabel, "y_label": view.ylabel,
@@ -288,7 +288,7 @@ class _PageBuilder:
         """
         _, _, v0, v1 = box
         missing = drawn[~(np.isfinite(view.u[drawn]) & np.isfinite(view.v[drawn]))]
-        missing, rows, colour = self._colours(missing, view.rows[missing])
+        missing, colour = self._colours(missing, view.rows[missing])
         v = view.v[missing]
         x = 0.15 + 0.7 * self.rng.uniform(size=missing.size)
         y = np.where(np.isfinite(v), v,

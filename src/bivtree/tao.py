@@ -969,8 +969,9 @@ class TAOOptimizer:
             state.weights[node] = w
             state.threshold[node] = t
             state.category_mask[node] = m
-            # the missing side as scored, oriented like the children
-            state.missing_left[node] = bool(ml) != swap
+            # the missing side as scored: part of the rule's "goes left", which a swap of
+            # the children (scored as "flip") leaves as it is
+            state.missing_left[node] = bool(ml)
             if swap:
                 left = state.children_left[node]
                 state.children_left[node] = state.children_right[node]

@@ -30,7 +30,9 @@ At a node (section III, Algorithms 1 to 4):
 
 **Missing values** (NaN in ``X``): the direction comes from the complete rows
 (the feature ranking from the rows complete in every numerical feature, the
-discriminant of the selected features from the rows complete in those); the
+discriminant of the selected features from the rows complete in those; where
+those rows do not hold both groups, the candidate is the exact univariate
+split); the
 2-means class grouping standardises each column over its known values and puts
 a missing one at the mean; the quick estimator's moments use the known values.
 The threshold and the side of the samples missing a feature of the rule are
@@ -802,12 +804,16 @@ class LDASplitter(Splitter):
         return self._oblique_rule(data, samples, numeric, mean0, mean1, scatter, std)
 
     def _oblique_complete_rows(self, data, samples, numeric, group):
-        """:meth:`_oblique` on data with missing values (see there)."""
+        """:meth:`_oblique` on data with missing values (see there).
+
+        Where the complete rows do not hold both groups there is no discriminant:
+        the candidate is then the exact univariate split.
+        """
         s = self.n_split_features
         complete = ~np.isnan(data.X[np.ix_(samples, numeric)]).any(axis=1)
         moments = _complete_moments(data, samples[complete], numeric, group[complete])
         if moments is None:
-            return None
+            return self._univariate(data, samples, numeric, group, quick=False)
         if s is not None and s < numeric.size:
             # rank on the rows complete in every feature, then recompute the
             # direction on the rows complete in the selected ones
@@ -824,7 +830,7 @@ class LDASplitter(Splitter):
                 complete = ~np.isnan(data.X[np.ix_(samples, numeric)]).any(axis=1)
                 moments = _complete_moments(data, samples[complete], numeric, group[complete])
                 if moments is None:
-                    return None
+                    return self._univariate(data, samples, numeric, group, quick=False)
         return self._oblique_rule(data, samples, numeric, *moments)
 
     def _oblique_rule(self, data, samples, numeric, mean0, mean1, scatter, std):
