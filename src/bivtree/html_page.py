@@ -13,7 +13,9 @@ network, no CDN). The page shows
   them (the same views: a univariate node against its most useful second feature,
   a categorical node as bars per category). A plot holds at most ``max_points``
   points, a random subset of its node's samples, and then says e.g.
-  "1,000 of 19,020 shown";
+  "1,000 of 19,020 shown". The samples missing a feature of the view (NaN) are
+  drawn in a strip right of the scatter labelled "missing", shaded as the "yes"
+  side when the node sends them left, as :func:`bivtree.plot_tree` draws them;
 - on hover, the node's test in the data's units, with the text of
   :func:`bivtree.export_text`, and its training counts or value;
 - a search box taking a row index of ``X`` or one sample's feature values; the
