@@ -113,6 +113,24 @@ def test_tao_scores_the_tree_it_returns_with_missing_values(regression, exact, s
     assert np.all(path[1:] <= path[:-1] * (1 + 1e-12) + 1e-12), path
 
 
+@settings(max_examples=10, **HYPOTHESIS)
+@given(seed=st.integers(0, 2 ** 32 - 1), n=st.integers(10, 80),
+       missing=st.sampled_from([0.1, 0.3]))
+def test_tao_with_categories_and_missing_values_scores_the_tree_it_returns(seed, n, missing):
+    """The same with a categorical column, missing values in it too: category-set rules
+    carry their learned missing side."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 4, n).astype(float)])
+    y = ((X[:, 0] > 0) ^ np.isin(X[:, 1], [1, 2])).astype(int)
+    if np.unique(y).size < 2:
+        y[0] = 1 - y[0]
+    X[rng.uniform(size=X.shape) < missing] = np.nan
+    est = TAOTreeClassifier(max_depth=3, categorical_features=[1], max_iter=4).fit(X, y)
+    _check_scored_as_routed(est, X, y, np.ones(n))
+    path = est.objective_path_
+    assert np.all(path[1:] <= path[:-1] * (1 + 1e-12) + 1e-12), path
+
+
 def test_tao_learns_a_missing_side_that_carries_the_class():
     """Where a value being missing says the class, the tree sends it to that class."""
     rng = np.random.default_rng(0)
