@@ -75,7 +75,7 @@ from ._kernels.tao import (
     search_items,
     total_loss,
 )
-from ._kernels.traversal import goes_left
+from ._kernels.traversal import partition_samples
 from ._threads import check_interrupt
 from .splitters._base import SplitData, candidate_pairs
 from .splitters._categorical import best_subset_split
@@ -696,14 +696,14 @@ class TAOOptimizer:
         known = ~np.isnan(X[np.ix_(rows, features)]).any(axis=1)
         if known.all():
             return  # no sample of the node misses a feature: no side is read
-        rows = rows[known]
-        left = np.zeros(rows.size, dtype=bool)
-        for p, i in enumerate(rows):
-            left[p] = goes_left(X, i, state.features[node], state.weights[node],
-                                state.threshold[node], state.category_mask[node], False)
-        w = self.data.sample_weight[rows]
-        state.missing_left[node] = default_missing_left(float(w[left].sum()),
-                                                        float(w[~left].sum()))
+        # the routing of growth itself: the known rows, left-going first
+        routed = np.ascontiguousarray(rows[known], dtype=ITYPE)
+        mid = partition_samples(X, routed, 0, routed.size, state.features[node],
+                                state.weights[node], float(state.threshold[node]),
+                                MASK_DTYPE(state.category_mask[node]), False)
+        w = self.data.sample_weight
+        state.missing_left[node] = default_missing_left(float(w[routed[:mid]].sum()),
+                                                        float(w[routed[mid:]].sum()))
 
     def _category_rules(self, active, care):
         """The best category-set :class:`Rule` of each node of ``active`` (node -> Rule).
