@@ -273,3 +273,16 @@ def test_must_uses_the_missing_side_and_predicts_with_it():
     assert est.tree_.missing_learned
     assert est.score(X, y) > 0.95
     assert est.predict(np.array([[-5.0, np.nan, 0.0]]))[0] == 1
+
+
+def test_a_tao_state_pickled_without_missing_sides_loads_with_none_read():
+    """A fitted TAO estimator pickled before states held missing sides still warm-starts."""
+    import pickle
+
+    X, y = _data(4, 60, 3, False, 0.0)
+    est = TAOTreeClassifier(max_depth=2, warm_start=True).fit(X, y)
+    del est._tao_state.missing_left
+    copy = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(copy._tao_state.missing_left, False)
+    ref = TAOTreeClassifier(max_depth=2, warm_start=True).fit(X, y)
+    assert copy.fit(X, y).tree_ == ref.fit(X, y).tree_

@@ -161,6 +161,12 @@ class TAOState:
         if self.missing_left is None:
             self.missing_left = np.zeros(self.kind.shape[0], dtype=bool)
 
+    def __setstate__(self, state):
+        # a state pickled before the missing sides existed: none was ever read
+        self.__dict__.update(state)
+        if getattr(self, "missing_left", None) is None:
+            self.missing_left = np.zeros(self.kind.shape[0], dtype=bool)
+
     @classmethod
     def from_tree(cls, tree, regression, categorical=()):
         """The structure and parameters of a :class:`Tree` (at most two features per node).
