@@ -492,3 +492,13 @@ def test_onnx_export_refuses_category_values():
     est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
     with pytest.raises(ValueError, match=r"categorical column\(s\) \['colour'\].*export_python"):
         export_onnx(est)
+
+
+def test_an_infinite_category_value_is_refused_by_name():
+    """Infinity in a categorical column is an error at fit, as in a numeric one (a model
+    holding it as a category could not be saved)."""
+    X = pd.DataFrame({"normal": pd.Series([np.inf] + [0.0] * 15, dtype=object)})
+    y = np.array([0, 1] * 8)
+    with pytest.raises(ValueError, match=r"categorical column 0 \('normal'\) holds the "
+                                         r"infinite value inf"):
+        BivariateTreeClassifier().fit(X, y)
