@@ -258,3 +258,111 @@ def test_the_page_renders_in_headless_chromium(tmp_path, wine, wine_page):
     state = body_state(dump_dom(browser, page, "#search=row%2012"))
     assert state["path"] == ",".join(map(str, tree.decision_path(
         X.to_numpy()[12:13]).indices.tolist()))
+
+
+# ----------------------------------------------------------------- missing values
+@pytest.fixture(scope="module")
+def missing_fit():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(240, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[rng.uniform(size=X.shape) < 0.15] = np.nan
+    return BivariateTreeClassifier(max_depth=3, random_state=0).fit(X, y), X, y
+
+
+def _missing_at(tree, X, node, plot):
+    """Rows reaching ``node`` and those of them missing a feature of the plot's view."""
+    reaching = np.flatnonzero(tree.decision_path(X).toarray()[:, node])
+    used = [f for f, _ in plot["u_terms"]]
+    if plot["v_feature"] is not None:
+        used.append(plot["v_feature"])
+    return reaching, np.isnan(X[np.ix_(reaching, used)]).any(axis=1)
+
+
+def test_samples_missing_a_value_are_drawn_in_the_strip(missing_fit):
+    """Every sample reaching a node is drawn: in the scatter, or, missing a feature of
+    the view, in the strip beside it, which holds the node's learned missing side."""
+    clf, X, y = missing_fit
+    tree = clf.tree_
+    data = page_data(export_html(clf, X, y))
+    seen_strip = 0
+    for n in data["nodes"]:
+        if n["left"] < 0:
+            continue
+        plot = n["plot"]
+        reaching, missing = _missing_at(tree, X, n["id"], plot)
+        strip = plot["missing"]
+        assert plot["total"] == len(plot["u"]) == int((~missing).sum())
+        if not missing.any():
+            assert strip is None
+            continue
+        seen_strip += 1
+        assert strip["total"] == strip["shown"] == int(missing.sum()) == len(strip["x"])
+        assert len(strip["v"]) == len(strip["c"]) == strip["shown"]
+        assert strip["left"] == n["missing_left"] == bool(tree.missing_go_left[n["id"]])
+        assert all(0.0 <= x <= 1.0 for x in strip["x"])
+        # the class colours of the strip's points are those of its samples
+        assert sorted(strip["c"]) == sorted(np.searchsorted(clf.classes_, y[reaching][missing])
+                                            .tolist())
+        assert plot["note"] is None
+    assert seen_strip >= 2
+
+
+def test_the_strip_shares_the_point_budget():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2500, 2))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[rng.uniform(size=X.shape) < 0.2] = np.nan
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, y)
+    root = page_data(export_html(clf, X, y))["nodes"][0]["plot"]
+    assert len(root["u"]) + root["missing"]["shown"] == 1000
+    assert root["missing"]["total"] == int(np.isnan(X).any(axis=1).sum())
+    assert root["note"] == f"{len(root['u']):,} of {root['total']:,} shown"
+
+
+def test_the_page_draws_the_strip_in_headless_chromium(tmp_path, missing_fit):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no Chromium found (chromium, chromium-browser or google-chrome on PATH)")
+    clf, X, y = missing_fit
+    page = tmp_path / "tree.html"
+    page.write_text(export_html(clf, X, y), encoding="utf-8")
+    tree = clf.tree_
+    state = body_state(dump_dom(browser, page))
+    assert state["status"] == "ready", state
+    root = page_data(page.read_text(encoding="utf-8"))["nodes"][0]["plot"]
+    _, missing = _missing_at(tree, X, 0, root)
+    assert int(state["root-points"]) == X.shape[0]
+    assert int(state["root-missing"]) == int(missing.sum()) > 0
+    # typed values with a missing one: routed as predict routes them, marked in the strip
+    row = X[~np.isnan(X).any(axis=1)][0].copy()
+    row[tree.features[0, 0]] = np.nan
+    typed = ",".join("nan" if np.isnan(v) else repr(float(v)) for v in row)
+    dom = dump_dom(browser, page, f"#search={typed}")
+    state = body_state(dom)
+    assert state["status"] == "ready", state
+    assert state["path"] == ",".join(map(str, tree.decision_path(
+        row.reshape(1, -1)).indices.tolist()))
+    assert 'class="star"' in dom
+
+
+def test_a_test_with_every_known_value_left_keeps_a_finite_box(missing_fit):
+    """A node sending every known value left and the missing ones right (threshold
+    ALL_KNOWN_LEFT) has no line to show: its plot keeps the samples' box, in the page and
+    in plot_tree."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bivtree import plot_tree
+    from bivtree._kernels.scan import ALL_KNOWN_LEFT
+
+    clf, X, y = missing_fit
+    nodes = np.flatnonzero(clf.tree_.threshold == ALL_KNOWN_LEFT)
+    assert nodes.size, "the fixture's tree must hold such a node"
+    for n in page_data(export_html(clf, X, y))["nodes"]:
+        if n["id"] in nodes:
+            assert all(np.isfinite(n["plot"]["box"]))
+    ax = plot_tree(clf, X, y)
+    plt.close(ax.figure)

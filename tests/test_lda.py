@@ -241,8 +241,8 @@ def test_threshold_scan_matches_brute_force(gain, criterion):
     y = rng.integers(0, 3, size=n)
     w = rng.uniform(0.5, 2.0, size=n)
     data = split_data(values[:, None], y, w, criterion)
-    score, _ = values_threshold(values, np.arange(n, dtype=np.int64), data.labels, data.targets,
-                                data.sample_weight, 3, GAINS[gain], data.criterion, 2, 0.0)
+    score = values_threshold(values, np.arange(n, dtype=np.int64), data.labels, data.targets,
+                             data.sample_weight, 3, GAINS[gain], data.criterion, 2, 0.0)[0]
     ref = naive.best_gain_on_values(values, y, w, gain, criterion, 3, min_samples_leaf=2)
     assert score == pytest.approx(ref, rel=1e-9, abs=1e-12)
 

@@ -6,7 +6,9 @@ edges, tooltips, collapse and expand, and the sample search. It needs no library
 
 For checks by a headless browser it writes its state into ``<body>``:
 ``data-status`` ("ready", or "error" with ``data-error``), ``data-visible-nodes``,
-``data-rendered-plots``, ``data-root-points`` (points drawn in the root's plot),
+``data-rendered-plots``, ``data-root-points`` (points drawn in the root's plot, those
+of its strip of samples with a missing value included), ``data-root-missing`` (points
+in that strip),
 ``data-expanded`` (nodes opened from the address) and ``data-path`` (the highlighted
 path). The address fragment drives it too: ``#expand=3`` clicks node 3 open (several:
 ``#expand=3,7``), ``#levels=2`` sets the open levels, ``#search=TEXT`` runs a search;
@@ -64,6 +66,9 @@ svg.plot text.bold { font-weight: 700; fill: #000; }
 svg.plot text.subsample { font-size: 9px; fill: #222; paint-order: stroke; stroke: #fff;
   stroke-width: 3px; }
 svg.plot .star { fill: #fff; stroke: #000; stroke-width: 1.2; }
+svg.plot .missing-strip { fill: none; }
+svg.plot .missing-strip.yes { fill: #8c8c8c; fill-opacity: 0.16; }
+svg.plot .strip-gap { stroke: #4d4d4d; stroke-width: 0.6; stroke-dasharray: 2 2; }
 #tip { position: fixed; display: none; z-index: 10; pointer-events: none;
   background: #fffff3; border: 1px solid #888; border-radius: 4px; padding: 6px 8px;
   font: 12px ui-monospace, Menlo, Consolas, monospace; white-space: pre;
@@ -93,6 +98,7 @@ PAGE_SCRIPT = r"""
     const SVG_NS = "http://www.w3.org/2000/svg";
     const GAP = 16, VGAP = 34;                 // between cards, between levels (pixels)
     const PW = 190, PH = 150, ML = 40, MR = 8, MT = 6, MB = 30;   // plot and margins
+    const SG = 10, SW = 36;   // gap before the strip of missing values, its width
     const canvas = document.getElementById("tree");
     const edgeLayer = document.getElementById("edges");
     const tip = document.getElementById("tip");
@@ -247,13 +253,37 @@ PAGE_SCRIPT = r"""
     }
 
     // ------------------------------------------------------------ plots
+    // the strip of samples missing a feature of the test, right of the scatter
+    // (plot.py's _draw_missing_strip): shaded as the "yes" side when they go left
+    function missingStrip(svg, nd, Y, mark) {
+      const m = nd.plot.missing, s0 = ML + PW + SG;
+      sv("line", {x1: ML + PW + SG / 2, y1: MT, x2: ML + PW + SG / 2, y2: MT + PH,
+                  "class": "strip-gap"}, svg);
+      sv("rect", {x: s0, y: MT, width: SW, height: PH,
+                  "class": "missing-strip" + (nd.missing_left ? " yes" : "")}, svg);
+      if (m) {
+        const g = sv("g", {"class": "points missing"}, svg);
+        for (let i = 0; i < m.x.length; i++) {
+          sv("circle", {cx: (s0 + m.x[i] * SW).toFixed(1), cy: Y(m.v[i]).toFixed(1),
+                        r: 1.8, fill: pointColour(m.c ? m.c[i] : null)}, g);
+        }
+      }
+      sv("text", {x: s0 + SW / 2, y: MT + PH + 10, "text-anchor": "middle"},
+         svg).textContent = "missing";
+      if (mark) star(svg, s0 + SW / 2, Number.isFinite(mark[1]) ? Y(mark[1]) : MT + PH / 2);
+    }
     function scatter(nd) {
       const p = nd.plot;
-      const svg = sv("svg", {width: ML + PW + MR, height: MT + PH + MB, "class": "plot"});
-      svg.dataset.node = nd.id;
       let box = p.box;
       const mark = sample && path.has(nd.id) ? samplePoint(nd, sample) : null;
-      if (mark) box = include(box, mark);
+      // typed values missing a feature of the test are marked in the strip
+      const markMissing = mark !== null && !(Number.isFinite(mark[0]) &&
+                                             Number.isFinite(mark[1]));
+      const strip = p.missing !== null || markMissing;
+      const svg = sv("svg", {width: ML + PW + MR + (strip ? SG + SW : 0),
+                             height: MT + PH + MB, "class": "plot"});
+      svg.dataset.node = nd.id;
+      if (mark && !markMissing) box = include(box, mark);
       const [u0, u1, v0, v1] = box;
       const X = u => ML + (u - u0) / (u1 - u0) * PW;
       const Y = v => MT + (v1 - v) / (v1 - v0) * PH;
@@ -292,7 +322,8 @@ PAGE_SCRIPT = r"""
                               "class": "subsample"}, svg);
         t.textContent = p.note;
       }
-      if (mark) star(svg, X(mark[0]), Y(mark[1]));
+      if (strip) missingStrip(svg, nd, Y, markMissing ? mark : null);
+      if (mark && !markMissing) star(svg, X(mark[0]), Y(mark[1]));
       return svg;
     }
     function bars(nd) {
@@ -485,6 +516,7 @@ PAGE_SCRIPT = r"""
       state.renderedPlots = String(canvas.querySelectorAll("svg.plot").length);
       const root = cards[0] && cards[0].querySelector("svg.plot");
       state.rootPoints = String(root ? root.querySelectorAll("circle, .bars rect").length : 0);
+      state.rootMissing = String(root ? root.querySelectorAll(".missing circle").length : 0);
     }
 
     // ------------------------------------------------------------ interaction

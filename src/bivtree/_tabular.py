@@ -29,6 +29,7 @@ then keep a code each and the rest share one *infrequent* code, as
 scikit-learn's OneHotEncoder does with the same parameter.
 """
 
+import math
 import numbers
 import os
 
@@ -159,13 +160,6 @@ def _plain(value):
 def _sorted_categories(values, dtype, name):
     """Distinct non-missing values: in the order of a ``category`` dtype, else sorted."""
     present = {_plain(v) for v in values}
-    if any(isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isinf(v)
-           for v in present):
-        # infinite values stay an error, as in numeric columns (and a model could not save
-        # them as category values)
-        raise ValueError(f"categorical column {name} holds an infinite value; replace it "
-                         "(e.g. with NaN for missing) or leave the column out of "
-                         "categorical_features")
     order = getattr(dtype, "categories", None)
     if order is not None:
         return [_plain(c) for c in order if _plain(c) in present]
@@ -277,6 +271,12 @@ def encode_fit(estimator, X):
         values, missing, dtype = _column(X, j)
         name = _display_name(X, j)
         cats = _sorted_categories(values[~missing], dtype, name)
+        infinite = [c for c in cats if isinstance(c, numbers.Real)
+                    and not isinstance(c, bool) and math.isinf(c)]
+        if infinite:
+            # as in a numeric column, infinity is an error (and no saved model could hold it)
+            raise ValueError(f"categorical {name} holds the infinite value {infinite[0]!r}: "
+                             "replace it (e.g. by a category of its own) or drop those rows")
         present = {c: 0 for c in cats}
         for v in values[~missing]:
             present[_plain(v)] += 1

@@ -13,7 +13,9 @@ network, no CDN). The page shows
   them (the same views: a univariate node against its most useful second feature,
   a categorical node as bars per category). A plot holds at most ``max_points``
   points, a random subset of its node's samples, and then says e.g.
-  "1,000 of 19,020 shown";
+  "1,000 of 19,020 shown". The samples missing a feature of the view (NaN) are
+  drawn in a strip right of the scatter labelled "missing", shaded as the "yes"
+  side when the node sends them left, as :func:`bivtree.plot_tree` draws them;
 - on hover, the node's test in the data's units, with the text of
   :func:`bivtree.export_text`, and its training counts or value;
 - a search box taking a row index of ``X`` or one sample's feature values; the
@@ -130,12 +132,9 @@ def _rounded(values):
     return [float(f"{v:.{_POINT_DIGITS}g}") for v in np.asarray(values, dtype=float).tolist()]
 
 
-def _scatter_note(shown, n, n_missing):
-    """What a node's scatter leaves out: a subsample, samples with a missing value."""
-    parts = [f"{shown:,} of {n:,} shown"] if shown < n else []
-    if n_missing:
-        parts.append(f"{n_missing:,} with a missing value not drawn")
-    return "; ".join(parts) or None
+def _scatter_note(shown, n):
+    """What a node's scatter leaves out: a subsample (as plot_tree says it)."""
+    return f"{shown:,} of {n:,} shown" if shown < n else None
 
 
 def _subsample(n, k, rng):
@@ -240,35 +239,67 @@ class _PageBuilder:
             self.budget -= view.categories.size
         else:
             entry["plot"] = self._scatter(view)
-            self.budget -= len(entry["plot"]["u"])
+            missing = entry["plot"]["missing"]
+            self.budget -= len(entry["plot"]["u"]) + (missing["shown"] if missing else 0)
 
-    def _scatter(self, view):
+    def _colours(self, shown, rows):
+        """``shown`` (points of the view, samples ``rows``) in drawing order and their
+        colours (class codes, values, or None)."""
         data = self.data
-        # samples missing a feature of the view have no point (plot_tree draws them
-        # in a strip beside the scatter); the note says how many
-        known = np.flatnonzero(np.isfinite(view.u) & np.isfinite(view.v))
-        n_missing = view.u.size - known.size
-        n = known.size
-        shown = known[_subsample(n, min(n, self.max_points, self.budget), self.rng)]
-        rows = view.rows[shown]
-        colour = None
         if data.codes is not None:
             codes = data.codes[rows]
             # the rarer classes drawn last, on top, as plot_tree does
             order = np.argsort(-np.bincount(codes, minlength=len(self.labels))[codes],
                                kind="stable")
-            shown, rows, colour = shown[order], rows[order], codes[order].tolist()
-        elif data.values is not None:
-            colour = _rounded(data.values[rows])
-        u0, u1, v0, v1 = _box(view, data)
-        return {"kind": "scatter", "x_label": view.xlabel, "y_label": view.ylabel,
+            return shown[order], codes[order].tolist()
+        if data.values is not None:
+            return shown, _rounded(data.values[rows])
+        return shown, None
+
+    def _scatter(self, view):
+        data = self.data
+        # the samples missing a feature of the view are drawn in a strip beside the
+        # scatter, as plot_tree draws them (see _missing_strip)
+        known = np.flatnonzero(np.isfinite(view.u) & np.isfinite(view.v))
+        n = known.size
+        n_points = min(view.u.size, self.max_points, self.budget)
+        drawn = _subsample(view.u.size, n_points, self.rng)
+        shown = drawn[np.isfinite(view.u[drawn]) & np.isfinite(view.v[drawn])]
+        shown, colour = self._colours(shown, view.rows[shown])
+        box = _box(view, data)
+        u0, u1, v0, v1 = box
+        plot = {"kind": "scatter", "x_label": view.xlabel, "y_label": view.ylabel,
                 "a": float(view.a), "b": float(view.b), "t": float(view.t),
                 "box": [float(u0), float(u1), float(v0), float(v1)],
                 "u": _rounded(view.u[shown]), "v": _rounded(view.v[shown]), "c": colour,
                 "strip": bool(view.strip), "u_terms": [[int(f), float(w)]
                                                        for f, w in view.u_terms],
                 "v_feature": view.v_feature, "shown": int(shown.size), "total": int(n),
-                "note": _scatter_note(shown.size, n, n_missing)}
+                "note": _scatter_note(shown.size, n), "missing": None}
+        if n < view.u.size:
+            plot["missing"] = self._missing_strip(view, drawn, box)
+        return plot
+
+    def _missing_strip(self, view, drawn, box):
+        """The samples missing a feature of the node's test, for the strip right of the plot.
+
+        As :func:`bivtree.plot.plot_split` draws them: each keeps its height where its
+        vertical feature is known (else a random one within the plot), at a random
+        place across the strip (``x``, a fraction of its width); the strip is shaded,
+        as the "yes" side is, when missing values go left (``left``).
+        """
+        _, _, v0, v1 = box
+        missing = drawn[~(np.isfinite(view.u[drawn]) & np.isfinite(view.v[drawn]))]
+        missing, colour = self._colours(missing, view.rows[missing])
+        v = view.v[missing]
+        x = 0.15 + 0.7 * self.rng.uniform(size=missing.size)
+        y = np.where(np.isfinite(v), v,
+                     v0 + (0.08 + 0.84 * self.rng.uniform(size=missing.size)) * (v1 - v0))
+        n_missing = int(view.u.size - np.count_nonzero(np.isfinite(view.u)
+                                                       & np.isfinite(view.v)))
+        return {"x": _rounded(x), "v": _rounded(y), "c": colour,
+                "left": bool(view.missing_left), "shown": int(missing.size),
+                "total": n_missing}
 
     def _bars(self, view):
         data = self.data

@@ -434,6 +434,7 @@ def _box(view, data):
     if _line_in_box(view.a, view.b, view.t, (u0, u1, v0, v1)) is None:
         # the test lies outside the samples (possible for data other than the
         # training set): widen the box until the line shows
+        box = (u0, u1, v0, v1)
         if view.b == 0.0:
             u = view.t / view.a
             pad = 0.06 * (max(u1, u) - min(u0, u))
@@ -443,6 +444,10 @@ def _box(view, data):
             v = (view.t - view.a * um) / view.b
             pad = 0.06 * (max(v1, v) - min(v0, v))
             v0, v1 = min(v0, v - pad), max(v1, v + pad)
+        if not np.all(np.isfinite((u0, u1, v0, v1))):
+            # a test that sends every known value one way (threshold ALL_KNOWN_LEFT, the
+            # missing ones the other) has no line to show: keep the samples' box
+            u0, u1, v0, v1 = box
     return u0, u1, v0, v1
 
 

@@ -43,6 +43,17 @@ up to the smallest breakpoint ``(L_b - L_a) / (phi_a - phi_b)`` over the
 cheaper options ``b`` of the chosen ``a``; the least over the nodes is the
 next *significant* lambda of the regularization path (section 4.1.3,
 :func:`next_alpha`).
+
+Missing values (NaN in ``X``): every decision node of the state also holds the
+side of the samples missing one of its features (``TAOState.missing_left``),
+and every loss is computed through it. A searched rule carries the side its
+reduced problem preferred (both sides scanned, the better kept, as in the
+greedy search); a chosen rule that no care sample misses a feature of sends
+the missing samples to the side with more of the node's training weight (they
+do not care, so the objective is unchanged). :func:`state_to_tree` stores the
+sides, the default one (:func:`~bivtree.tree.default_missing_left`) at nodes
+no training sample reached with a missing value. Without NaN no side is read
+and the optimizer does exactly what it did before.
 """
 
 import hashlib
@@ -64,11 +75,12 @@ from ._kernels.tao import (
     search_items,
     total_loss,
 )
+from ._kernels.traversal import partition_samples
 from ._threads import check_interrupt
 from .splitters._base import SplitData, candidate_pairs
 from .splitters._categorical import best_subset_split
 from .splitters.orientations import orientation_directions
-from .tree import MASK_DTYPE, Tree
+from .tree import MASK_DTYPE, Tree, default_missing_left
 
 #: node kinds of the optimized structure.
 LEAF, ZERO_VARIATE, UNIVARIATE, BIVARIATE = -1, 0, 1, 2
@@ -112,6 +124,8 @@ class TAOData:
         if self.rows is None:
             self.rows = np.flatnonzero(self.sample_weight > 0).astype(ITYPE)
         self.total_weight = float(self.sample_weight[self.rows].sum())
+        # NaN anywhere (a zero-weight row too) only turns the missing-side work on
+        self.has_missing = bool(np.isnan(self.X).any())
 
     @property
     def regression(self):
@@ -141,10 +155,19 @@ class TAOState:
     depth: np.ndarray
     n_features: int
     category_mask: np.ndarray = None
+    missing_left: np.ndarray = None
 
     def __post_init__(self):
         if self.category_mask is None:
             self.category_mask = np.zeros(self.kind.shape[0], dtype=MASK_DTYPE)
+        if self.missing_left is None:
+            self.missing_left = np.zeros(self.kind.shape[0], dtype=bool)
+
+    def __setstate__(self, state):
+        # a state pickled before the missing sides existed: none was ever read
+        self.__dict__.update(state)
+        if getattr(self, "missing_left", None) is None:
+            self.missing_left = np.zeros(self.kind.shape[0], dtype=bool)
 
     @classmethod
     def from_tree(cls, tree, regression, categorical=()):
@@ -183,12 +206,13 @@ class TAOState:
         return cls(tree.children_left.copy(), tree.children_right.copy(), features, weights,
                    tree.threshold.astype(DTYPE).copy(), kind, leaf_class, leaf_mean,
                    tree.node_depth.astype(ITYPE), tree.n_features,
-                   tree.category_mask.copy())
+                   tree.category_mask.copy(), tree.missing_go_left.copy())
 
     def copy(self):
         return TAOState(*(getattr(self, f).copy() for f in (
             "children_left", "children_right", "features", "weights", "threshold", "kind",
-            "leaf_class", "leaf_mean", "depth")), self.n_features, self.category_mask.copy())
+            "leaf_class", "leaf_mean", "depth")), self.n_features, self.category_mask.copy(),
+            self.missing_left.copy())
 
     @property
     def node_count(self):
@@ -198,7 +222,7 @@ class TAOState:
     def arrays(self):
         """The routing arrays, in the kernels' argument order."""
         return (self.children_left, self.children_right, self.features, self.weights,
-                self.threshold, self.category_mask)
+                self.threshold, self.category_mask, self.missing_left)
 
     def penalty(self, feature_cost):
         """``sum phi`` over the decision nodes."""
@@ -211,6 +235,7 @@ class TAOState:
         self.features[node] = NO_FEATURE
         self.weights[node] = 0.0
         self.threshold[node] = ALL_LEFT if left else ALL_RIGHT
+        self.missing_left[node] = False
 
     def live_kinds(self):
         """Kinds of the decision nodes a sample can reach through the zero-variate nodes."""
@@ -299,12 +324,14 @@ class ReducedProblem(NamedTuple):
 
 class Rule(NamedTuple):
     """A decision rule ``sum_k weights[k] * x[features[k]] <= threshold``, or, with a
-    nonzero ``category_mask``, the category set of the one feature ``features[0]``."""
+    nonzero ``category_mask``, the category set of the one feature ``features[0]``;
+    a sample missing one of its features goes left iff ``missing_left``."""
 
     features: np.ndarray
     weights: np.ndarray
     threshold: float
     category_mask: int = 0
+    missing_left: bool = False
 
 
 class NodeRules(NamedTuple):
@@ -353,7 +380,8 @@ def _candidates(state, node, rules, categorical=None):
     out = [("zero", Rule(np.full(2, NO_FEATURE, dtype=ITYPE), np.zeros(2), ALL_LEFT))]
     if state.kind[node] in (UNIVARIATE, BIVARIATE):
         out.append(("current", Rule(state.features[node], state.weights[node],
-                                    state.threshold[node], int(state.category_mask[node]))))
+                                    state.threshold[node], int(state.category_mask[node]),
+                                    bool(state.missing_left[node]))))
     if rules.univariate is not None:
         out.append(("univariate", rules.univariate))
     if rules.bivariate is not None:
@@ -656,22 +684,56 @@ class TAOOptimizer:
         rule_w = [rule.weights for rule in rules]
         rule_t = [rule.threshold for rule in rules]
         rule_m = [rule.category_mask for rule in rules]
+        rule_ml = [rule.missing_left for rule in rules]
         errors = rule_errors(
             data.X, care, np.asarray(rule_node, dtype=ITYPE),
             np.ascontiguousarray(rule_f, dtype=ITYPE), np.ascontiguousarray(rule_w, dtype=DTYPE),
-            np.asarray(rule_t, dtype=DTYPE), np.asarray(rule_m, dtype=MASK_DTYPE))
+            np.asarray(rule_t, dtype=DTYPE), np.asarray(rule_m, dtype=MASK_DTYPE),
+            np.asarray(rule_ml, dtype=bool))
 
         records = {}
+        r_of = {node: r for r, node in enumerate(active)}
         q = 0
         while q < len(tags):
             node = tags[q][0]
             options = []
             while q < len(tags) and tags[q][0] == node:
                 options.append((tags[q][1], rule_f[q], rule_w[q], rule_t[q], rule_m[q],
-                                errors.keep[q], errors.flip[q]))
+                                errors.keep[q], errors.flip[q], rule_ml[q]))
                 q += 1
             records[node] = self._choose(state, node, options)
+            if data.has_missing:
+                self._default_missing_side(state, node, care, r_of[node], owner, s)
         return records
+
+    def _default_missing_side(self, state, node, care, r, owner, samples):
+        """Where no care sample of ``node`` misses a feature of its chosen rule, send the
+        missing samples to the side with more of the node's training weight.
+
+        Those samples have the same loss down either child, so the objective
+        does not change; the side is the greedy trees' default rule
+        (:func:`~bivtree.tree.default_missing_left`) over the node's samples
+        whose value is known. ``r`` is the node's index in ``care``.
+        """
+        if state.kind[node] == ZERO_VARIATE:
+            return
+        X = self.data.X
+        features = state.features[node][state.features[node] >= 0]
+        care_rows = care.samples[care.offsets[r]:care.offsets[r + 1]]
+        if np.isnan(X[np.ix_(care_rows, features)]).any():
+            return  # the side was scored
+        rows = samples[owner == node]
+        known = ~np.isnan(X[np.ix_(rows, features)]).any(axis=1)
+        if known.all():
+            return  # no sample of the node misses a feature: no side is read
+        # the routing of growth itself: the known rows, left-going first
+        routed = np.ascontiguousarray(rows[known], dtype=ITYPE)
+        mid = partition_samples(X, routed, 0, routed.size, state.features[node],
+                                state.weights[node], float(state.threshold[node]),
+                                MASK_DTYPE(state.category_mask[node]), False)
+        w = self.data.sample_weight
+        state.missing_left[node] = default_missing_left(float(w[routed[:mid]].sum()),
+                                                        float(w[routed[mid:]].sum()))
 
     def _category_rules(self, active, care):
         """The best category-set :class:`Rule` of each node of ``active`` (node -> Rule).
@@ -703,7 +765,7 @@ class TAOOptimizer:
                     best = split
             if best is not None:
                 out[node] = Rule(best.features.copy(), best.weights.copy(), 0.0,
-                                 int(best.category_mask))
+                                 int(best.category_mask), bool(best.missing_left))
         return out
 
     def _node_rules(self, active, care):
@@ -906,11 +968,13 @@ class TAOOptimizer:
                 best.append(None)
             elif results.second[q] < 0:
                 best.append(Rule(np.array([results.first[q], NO_FEATURE], dtype=ITYPE),
-                                 np.array([1.0, 0.0]), float(results.threshold[q])))
+                                 np.array([1.0, 0.0]), float(results.threshold[q]),
+                                 missing_left=bool(results.missing_left[q])))
             else:
                 best.append(Rule(np.array([results.first[q], results.second[q]], dtype=ITYPE),
                                  np.array([1.0, results.w_second[q]]),
-                                 float(results.threshold[q])))
+                                 float(results.threshold[q]),
+                                 missing_left=bool(results.missing_left[q])))
         return NodeRules(*best)
 
     def _run_items(self, care, exact, items):
@@ -922,7 +986,7 @@ class TAOOptimizer:
         best = None
         best_key = None
         loss = {ZERO_VARIATE: np.inf, UNIVARIATE: np.inf, BIVARIATE: np.inf}
-        for tag, f, w, t, m, e_keep, e_flip in options:
+        for tag, f, w, t, m, e_keep, e_flip, ml in options:
             if tag == "zero":
                 # keep: all left; flip: all right
                 current_side = (state.kind[node] == ZERO_VARIATE
@@ -944,8 +1008,8 @@ class TAOOptimizer:
             key = (err + lam * phi, kind, 0 if is_current else 1)
             if best_key is None or key < best_key:
                 best_key = key
-                best = (tag, kind, f, w, t, m, swap)
-        tag, kind, f, w, t, m, swap = best
+                best = (tag, kind, f, w, t, m, swap, ml)
+        tag, kind, f, w, t, m, swap, ml = best
         if kind == ZERO_VARIATE:
             state.set_zero_variate(node, left=not swap)
         else:
@@ -954,6 +1018,9 @@ class TAOOptimizer:
             state.weights[node] = w
             state.threshold[node] = t
             state.category_mask[node] = m
+            # the missing side as scored: part of the rule's "goes left", which a swap of
+            # the children (scored as "flip") leaves as it is
+            state.missing_left[node] = bool(ml)
             if swap:
                 left = state.children_left[node]
                 state.children_left[node] = state.children_right[node]
@@ -1013,7 +1080,9 @@ def state_to_tree(state, data, n_slots=2):
     as well (it changes no training prediction). Node values are recomputed
     from the training samples: weighted class counts (whose first maximum is
     the leaf's class) or the weighted mean target; impurity is Gini or the
-    variance.
+    variance. On data with missing values the tree stores the state's missing
+    sides (learned sides), the default one at a node no training sample
+    reached with a value missing.
     """
     n_levels = int(state.depth.max()) + 1
     paths = node_paths(data.X, data.rows, *state.arrays, n_levels)
@@ -1086,4 +1155,36 @@ def state_to_tree(state, data, n_slots=2):
             impurity[i] = 1.0 - float(np.sum((sums[node] / wt) ** 2)) if wt > 0 else 0.0
     return Tree(cl, cr, features, weights, threshold, impurity,
                 np.array([count[r[0]] for r in rows]), np.array([weight[r[0]] for r in rows]),
-                value, state.n_features, category_mask)
+                value, state.n_features, category_mask,
+                _tree_missing_sides(state, data, paths, weight, [r[0] for r in rows])
+                if data.has_missing else None)
+
+
+def _tree_missing_sides(state, data, paths, weight, kept):
+    """Missing sides of the state's nodes ``kept`` as the tree stores them.
+
+    The state's side where a training sample missing a feature of the node's
+    rule reached it (``paths``: :func:`node_paths` of ``data.rows``), else the
+    default rule over the children's training ``weight`` (the side is never
+    read in training, and the tree takes what a greedy tree would).
+    """
+    saw_missing = np.zeros(state.node_count, dtype=bool)
+    for d in range(paths.shape[1]):
+        ok = paths[:, d] >= 0
+        nodes, rows = paths[ok, d], data.rows[ok]
+        decision = state.kind[nodes] != LEAF
+        nodes, rows = nodes[decision], rows[decision]
+        for slot in range(state.features.shape[1]):
+            f = state.features[nodes, slot]
+            used = f >= 0
+            saw_missing[nodes[used][np.isnan(data.X[rows[used], f[used]])]] = True
+    out = np.zeros(len(kept), dtype=bool)
+    for i, node in enumerate(kept):
+        if state.kind[node] == LEAF:
+            continue
+        if saw_missing[node]:
+            out[i] = state.missing_left[node]
+        else:
+            out[i] = default_missing_left(weight[state.children_left[node]],
+                                          weight[state.children_right[node]])
+    return out

@@ -28,7 +28,6 @@ from .estimators import (
     FittedTreeMixin,
     TreeClassifierOutputs,
     TreeRegressorOutputs,
-    _has_missing,
     _prepare_scales,
     _report_in_user_units,
     _writable,
@@ -168,8 +167,6 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight, labels, targets, n_classes, start):
         notice_once()
-        if _has_missing(X):
-            raise ValueError(self._missing_refused())
         t0 = start  # time_limit counts from the call to fit
         categorical = self._categorical_columns()
         exact_max_samples = self._check_params(X.shape[1] - categorical.size)
@@ -214,6 +211,10 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.feature_importances_ = self._feature_importances(data.X, sample_weight)
         _report_in_user_units(self.tree_, None, exponent, not regression)
         return self
+
+    def _accepts_missing(self):
+        """Missing values (NaN in X) are accepted: every node learns their side."""
+        return True
 
     def _categorical_columns(self):
         """The columns encoded as categories at fit (``is_categorical_``), as indices."""

@@ -566,7 +566,7 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False  # TAO refuses missing values
+        tags.input_tags.allow_nan = True  # every node learns the side of missing values
         tags.input_tags.sparse = True  # densified by the TAO estimators' data check
         return tags
 

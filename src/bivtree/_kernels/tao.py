@@ -9,6 +9,16 @@ it is ``-1``. Routing therefore goes through the same test as a stored tree,
 ``goes_left`` (:mod:`bivtree._kernels.traversal`): the projection for a linear
 node, the category set for a categorical one.
 
+**Missing values.** Every decision node of the state also holds the side a
+sample missing one of its features takes (``missing_left``), and every kernel
+routes through it, so the loss scored is the loss of the tree returned. A
+reduced problem's cut is scanned with the care samples missing a feature of
+the rule on the left and on the right (:func:`scan_pseudolabels_missing`, the
+:func:`~bivtree._kernels.scan.best_cut_missing` of :class:`PseudolabelCuts`),
+as the greedy search does, and the better side is kept; directions and
+scalings come from the complete rows. On data without NaN no kernel reads a
+missing side, and every result is what it was before.
+
 Leaves hold a class index (classification) or a mean (regression); the loss of
 a sample at a leaf is its weight times the 0/1 loss, or times the squared error.
 
@@ -42,12 +52,11 @@ from .traversal import goes_left
 
 @njit(inline="always", **NUMBA_OPTS)
 def leaf_of(X, i, node, children_left, children_right, features, weights, threshold,
-            category_mask):
+            category_mask, missing_left):
     """Leaf reached by row ``i`` of ``X`` from ``node`` down."""
     while children_left[node] != -1:
-        # TAO refuses missing values, so no NaN reaches a node's test
         if goes_left(X, i, features[node], weights[node], threshold[node],
-                     category_mask[node], False):
+                     category_mask[node], missing_left[node]):
             node = children_left[node]
         else:
             node = children_right[node]
@@ -65,7 +74,7 @@ def sample_loss(i, leaf, labels, targets, sample_weight, leaf_class, leaf_mean, 
 
 @njit(parallel=True, **NUMBA_OPTS)
 def node_paths(X, rows, children_left, children_right, features, weights, threshold,
-               category_mask, n_levels):
+               category_mask, missing_left, n_levels):
     """Node visited at every depth by each row (``-1`` below the row's leaf).
 
     Returns
@@ -80,7 +89,7 @@ def node_paths(X, rows, children_left, children_right, features, weights, thresh
         out[p, 0] = 0
         while children_left[node] != -1:
             if goes_left(X, i, features[node], weights[node], threshold[node],
-                         category_mask[node], False):
+                         category_mask[node], missing_left[node]):
                 node = children_left[node]
             else:
                 node = children_right[node]
@@ -91,8 +100,8 @@ def node_paths(X, rows, children_left, children_right, features, weights, thresh
 
 @njit(parallel=True, **NUMBA_OPTS)
 def child_losses(X, samples, owner, children_left, children_right, features, weights,
-                 threshold, category_mask, labels, targets, sample_weight, leaf_class,
-                 leaf_mean, regression):
+                 threshold, category_mask, missing_left, labels, targets, sample_weight,
+                 leaf_class, leaf_mean, regression):
     """Loss of each sample when sent down the left and the right subtree of its node.
 
     ``owner[p]`` is the decision node whose reduced set holds ``samples[p]``.
@@ -104,9 +113,9 @@ def child_losses(X, samples, owner, children_left, children_right, features, wei
         i = samples[p]
         node = owner[p]
         a = leaf_of(X, i, children_left[node], children_left, children_right, features,
-                    weights, threshold, category_mask)
+                    weights, threshold, category_mask, missing_left)
         b = leaf_of(X, i, children_right[node], children_left, children_right, features,
-                    weights, threshold, category_mask)
+                    weights, threshold, category_mask, missing_left)
         loss_left[p] = sample_loss(i, a, labels, targets, sample_weight, leaf_class,
                                    leaf_mean, regression)
         loss_right[p] = sample_loss(i, b, labels, targets, sample_weight, leaf_class,
@@ -116,15 +125,15 @@ def child_losses(X, samples, owner, children_left, children_right, features, wei
 
 @njit(parallel=True, **NUMBA_OPTS)
 def total_loss(X, rows, children_left, children_right, features, weights, threshold,
-               category_mask, labels, targets, sample_weight, leaf_class, leaf_mean,
-               regression):
+               category_mask, missing_left, labels, targets, sample_weight, leaf_class,
+               leaf_mean, regression):
     """Summed weighted loss of ``rows`` under the tree (summed in row order)."""
     n = rows.shape[0]
     losses = np.empty(n)
     for p in prange(n):
         i = rows[p]
         leaf = leaf_of(X, i, 0, children_left, children_right, features, weights, threshold,
-                       category_mask)
+                       category_mask, missing_left)
         losses[p] = sample_loss(i, leaf, labels, targets, sample_weight, leaf_class,
                                 leaf_mean, regression)
     s = 0.0
@@ -203,15 +212,73 @@ def _best_cut_of_pseudolabels(values, order, cuts):
     return scan
 
 
+@njit(**NUMBA_OPTS)
+def scan_pseudolabels_missing(values, order, missing, labels, weights, w0, w1):
+    """:func:`scan_pseudolabels` with the samples ``missing`` (NaN values) held together.
+
+    ``order`` sorts the samples whose value is known. The missing ones are
+    scored on the right (every cut between distinct known values, and the cut
+    after the last known value, which sends every known value left), then on
+    the left (the prefix starts at their weights); the left side wins only
+    when strictly better, as in the greedy search
+    (:func:`~bivtree._kernels.scan.best_cut_missing`).
+
+    Returns
+    -------
+    best_proxy : float
+        ``-inf`` when no cut is valid.
+    best_pos : int
+        Last sorted known position that goes left (``-1``: none;
+        ``order.shape[0] - 1``: every known value left, the missing ones right).
+    missing_left : bool
+    """
+    h0 = 0.0
+    h1 = 0.0
+    for q in range(missing.shape[0]):
+        i = missing[q]
+        if labels[i] == 0:
+            h0 += weights[i]
+        else:
+            h1 += weights[i]
+    n = order.shape[0]
+    w_total = w0 + w1
+    best = -np.inf
+    best_pos = -1
+    best_left = False
+    for side in range(2):
+        # side 0: missing samples right (prefix starts empty); side 1: left
+        l0 = h0 if side == 1 else 0.0
+        l1 = h1 if side == 1 else 0.0
+        for p in range(n):
+            i = order[p]
+            if labels[i] == 0:
+                l0 += weights[i]
+            else:
+                l1 += weights[i]
+            if p == n - 1:
+                if side == 1:
+                    break  # every sample left: not a cut
+            elif values[order[p + 1]] <= values[i]:
+                continue
+            wl = l0 + l1
+            if wl <= 0.0 or w_total - wl <= 0.0:
+                continue
+            proxy = max(l0, l1) + max(w0 - l0, w1 - l1)
+            if proxy > best:
+                best = proxy
+                best_pos = p
+                best_left = side == 1
+    return best, best_pos, best_left
+
+
 @overload(best_cut_missing)
 def _best_cut_missing_of_pseudolabels(values, order, missing, cuts):
-    # TAO refuses data with missing values before any reduced problem is built
-    # (tao_estimators), so no projection it scans holds NaN: no valid cut here
     if not cut_objective_is(cuts, PseudolabelCuts):
         return None
 
     def scan(values, order, missing, cuts):
-        return -np.inf, -1, False
+        return scan_pseudolabels_missing(values, order, missing, cuts.labels, cuts.weights,
+                                         cuts.w0, cuts.w1)
     return scan
 
 
@@ -249,20 +316,22 @@ class WorkItems(NamedTuple):
 
 class ItemRule(NamedTuple):
     """Best rule ``x_first + weight x_second <= threshold`` of one item (``second``
-    ``-1``: univariate) and its ``proxy`` (``-inf``: no cut)."""
+    ``-1``: univariate), its ``proxy`` (``-inf``: no cut) and the side of the samples
+    missing one of its features (``missing_left``, False when none is)."""
 
     proxy: float
     first: int
     second: int
     weight: float
     threshold: float
+    missing_left: bool = False
 
 
 class ItemResults(NamedTuple):
     """Per work item: ``proxy`` (``-inf`` where no cut exists), ``loss`` = ``W -
     proxy`` (the least weighted error over the four labellings of the two sides;
     ``inf`` where no cut exists), and the rule ``first``, ``second`` (``-1`` for
-    univariate items), ``w_second``, ``threshold``."""
+    univariate items), ``w_second``, ``threshold``, ``missing_left``."""
 
     proxy: np.ndarray
     loss: np.ndarray
@@ -270,11 +339,12 @@ class ItemResults(NamedTuple):
     second: np.ndarray
     w_second: np.ndarray
     threshold: np.ndarray
+    missing_left: np.ndarray
 
 
 @njit(**NUMBA_OPTS)
 def _no_rule():
-    return ItemRule(-np.inf, -1, -1, 0.0, 0.0)
+    return ItemRule(-np.inf, -1, -1, 0.0, 0.0, False)
 
 
 @njit(**NUMBA_OPTS)
@@ -285,27 +355,33 @@ def _univariate_item(X, samples, f, values, cuts):
     rule_weights = np.zeros(2)
     rule_weights[0] = 1.0
     cut = scan_projection(X, samples, rule_features, rule_weights, values, cuts)
-    return ItemRule(cut.proxy, f, -1, 0.0, cut.threshold)
+    return ItemRule(cut.proxy, f, -1, 0.0, cut.threshold, cut.missing_left)
 
 
 @njit(**NUMBA_OPTS)
 def _exact_pair_item(X, samples, j, k, values, cuts):
     """Exact best line of the pair by the rotational sweep on [0, 1]-scaled values,
     re-scanned as its stored rule (the larger raw coefficient first, so the stored
-    weight stays bounded; an axis-parallel line is left to the univariate items)."""
-    n = samples.shape[0]
+    weight stays bounded; an axis-parallel line is left to the univariate items).
+    The line is swept over the complete rows of the pair; the re-scan places the
+    rows missing either feature on their better side."""
     scaling_j = min_max_scaling(X, samples, j)
     scaling_k = min_max_scaling(X, samples, k)
     if scaling_j.inv_scale == 0.0 or scaling_k.inv_scale == 0.0:
         return _no_rule()  # a constant feature: the pair is a univariate split at best
+    complete = _complete_positions(X, samples, j, k)
+    n = complete.shape[0]
+    if n < 2:
+        return _no_rule()  # too few complete rows to place a line
     u = np.empty(n)
     v = np.empty(n)
     stats = np.zeros((n, 3))
-    for p in range(n):
-        u[p] = (X[samples[p], j] - scaling_j.offset) * scaling_j.inv_scale
-        v[p] = (X[samples[p], k] - scaling_k.offset) * scaling_k.inv_scale
-        stats[p, cuts.labels[p]] = cuts.weights[p]
-        stats[p, 2] = 1.0
+    for c in range(n):
+        p = complete[c]
+        u[c] = (X[samples[p], j] - scaling_j.offset) * scaling_j.inv_scale
+        v[c] = (X[samples[p], k] - scaling_k.offset) * scaling_k.inv_scale
+        stats[c, cuts.labels[p]] = cuts.weights[p]
+        stats[c, 2] = 1.0
     params = np.array([1.0, 0.0])
     stop = np.zeros(1, dtype=np.int64)
     optimum, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, MISCLASSIFICATION, params, stop)
@@ -321,7 +397,8 @@ def _exact_pair_item(X, samples, j, k, values, cuts):
     rule_weights[0] = 1.0
     rule_weights[1] = rule.weight
     cut = scan_projection(X, samples, rule_features, rule_weights, values, cuts)
-    return ItemRule(cut.proxy, rule.first, rule.second, rule.weight, cut.threshold)
+    return ItemRule(cut.proxy, rule.first, rule.second, rule.weight, cut.threshold,
+                    cut.missing_left)
 
 
 @njit(**NUMBA_OPTS)
@@ -331,9 +408,40 @@ def _direction_pair_item(X, samples, j, k, dir_a, dir_b, values, cuts):
     inv_scale_k = min_max_scaling(X, samples, k).inv_scale
     if inv_scale_j == 0.0 or inv_scale_k == 0.0:
         return _no_rule()  # a constant feature: the pair is a univariate split at best
-    found = scan_directions(gather_pair(X, samples, j, k), dir_a, dir_b, inv_scale_j,
-                            inv_scale_k, values, cuts)
-    return ItemRule(found.proxy, j, k, found.weight, found.threshold)
+    pair_x = gather_pair(X, samples, j, k)
+    found = scan_directions(pair_x, dir_a, dir_b, inv_scale_j, inv_scale_k, values, cuts)
+    missing_left = False
+    if found.proxy > -np.inf and _pair_has_missing(pair_x):
+        # the direction scan keeps no missing side: re-scan the winner (the same values)
+        rule_features = np.arange(2)
+        rule_weights = np.empty(2)
+        rule_weights[0] = 1.0
+        rule_weights[1] = found.weight
+        missing_left = scan_projection(pair_x, np.arange(pair_x.shape[0]), rule_features,
+                                       rule_weights, values, cuts).missing_left
+    return ItemRule(found.proxy, j, k, found.weight, found.threshold, missing_left)
+
+
+@njit(**NUMBA_OPTS)
+def _pair_has_missing(pair_x):
+    """Whether a gathered pair (:func:`gather_pair`) holds a NaN."""
+    for p in range(pair_x.shape[0]):
+        if math.isnan(pair_x[p, 0]) or math.isnan(pair_x[p, 1]):
+            return True
+    return False
+
+
+@njit(**NUMBA_OPTS)
+def _complete_positions(X, samples, j, k):
+    """Positions ``p`` of ``samples`` whose features ``j`` and ``k`` are both known."""
+    n = samples.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    c = 0
+    for p in range(n):
+        if not (math.isnan(X[samples[p], j]) or math.isnan(X[samples[p], k])):
+            out[c] = p
+            c += 1
+    return out[:c]
 
 
 @njit(parallel=True, **NUMBA_OPTS)
@@ -365,6 +473,7 @@ def search_items(X, care, exact, space, items):
     second = np.full(n_items, -1, dtype=np.int64)
     w_second = np.zeros(n_items)
     thresholds = np.zeros(n_items)
+    missing_left = np.zeros(n_items, dtype=np.bool_)
     for item in prange(n_items):
         r = items.node[item]
         t = items.index[item]
@@ -401,7 +510,8 @@ def search_items(X, care, exact, space, items):
             second[item] = found.second
             w_second[item] = found.weight
             thresholds[item] = found.threshold
-    return ItemResults(proxy, loss, first, second, w_second, thresholds)
+            missing_left[item] = found.missing_left
+    return ItemResults(proxy, loss, first, second, w_second, thresholds, missing_left)
 
 
 def all_items(n_nodes, n_items_per_node):
@@ -420,11 +530,13 @@ class RuleErrors(NamedTuple):
 
 
 @njit(parallel=True, **NUMBA_OPTS)
-def rule_errors(X, care, rule_node, rule_features, rule_weights, rule_threshold, rule_mask):
+def rule_errors(X, care, rule_node, rule_features, rule_weights, rule_threshold, rule_mask,
+                rule_missing=None):
     """Weighted pseudolabel error of rules on their nodes' care samples, both ways round.
 
     Rule ``q`` (a category set where ``rule_mask[q] != 0``, see
-    :func:`~bivtree._kernels.traversal.goes_left`) is evaluated on node ``rule_node[q]`` of ``care``
+    :func:`~bivtree._kernels.traversal.goes_left`; a sample missing one of its
+    features goes left iff ``rule_missing[q]``, never when it is None) is evaluated on node ``rule_node[q]`` of ``care``
     (:class:`CareSets`). ``keep[q]``: samples going left should prefer the left
     child; ``flip[q]``: the children swapped. Both are summed in sample order,
     so one partition always gets the same value.
@@ -436,6 +548,10 @@ def rule_errors(X, care, rule_node, rule_features, rule_weights, rule_threshold,
     n_rules = rule_node.shape[0]
     keep = np.zeros(n_rules)
     flip = np.zeros(n_rules)
+    if rule_missing is None:
+        missing = np.zeros(n_rules, dtype=np.bool_)
+    else:
+        missing = rule_missing
     for q in prange(n_rules):
         r = rule_node[q]
         e_keep = 0.0
@@ -443,7 +559,7 @@ def rule_errors(X, care, rule_node, rule_features, rule_weights, rule_threshold,
         for p in range(care.offsets[r], care.offsets[r + 1]):
             i = care.samples[p]
             go_left = goes_left(X, i, rule_features[q], rule_weights[q], rule_threshold[q],
-                                rule_mask[q], False)
+                                rule_mask[q], missing[q])
             if go_left == (care.labels[p] == 0):
                 e_flip += care.weights[p]
             else:

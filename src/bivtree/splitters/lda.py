@@ -28,6 +28,21 @@ At a node (section III, Algorithms 1 to 4):
    discriminant and offers its own candidate split, kept if its gain beats the
    oblique split's; the tree stores it as a categorical node, ``x_c in S``.
 
+**Missing values** (NaN in ``X``): the direction comes from the complete rows
+(the feature ranking from the rows complete in every numerical feature, the
+discriminant of the selected features from the rows complete in those; where
+those rows do not hold both groups, the candidate is the exact univariate
+split); the
+2-means class grouping standardises each column over its known values and puts
+a missing one at the mean; the quick estimator's moments use the known values.
+The threshold and the side of the samples missing a feature of the rule are
+then exact: every cut of the known projections times both sides, the better
+kept (the right side on ties), by the shared scan
+(:func:`~bivtree._kernels.scan.scan_with_missing`) under the tree's criterion
+or, through :class:`GainCuts`, the paper's gains. A categorical candidate
+orders the known categories and scans the missing samples on both sides too.
+Without NaN nothing changes.
+
 Computations run on the node's features standardised by their weighted
 standard deviation: the LDA direction does not depend on the scale of the
 features, but the rank decision and the null-space solution would, and
@@ -58,15 +73,24 @@ Where bivtree departs from the paper (see docs/architecture.md):
   still scored on the true classes.
 """
 
-from typing import ClassVar
+import math
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.linalg
 from numba import njit, prange
+from numba.extending import overload
 
 from .._config import ITYPE, NUMBA_OPTS
 from .._kernels.criteria import impurity_of, midpoint_threshold, summarize_samples, xlogx
-from .._kernels.scan import gather_node, scan_values
+from .._kernels.scan import (
+    best_cut_missing,
+    count_missing,
+    cut_objective_is,
+    gather_node,
+    scan_values,
+    scan_with_missing,
+)
 from .._kernels.traversal import partition_samples, project_samples
 from .._validation import Integral, Interval, check_params
 from ..tree import MASK_DTYPE, categories_to_mask
@@ -129,49 +153,132 @@ def score_from_counts(left, w_left, tot_counts, w_total, gain, criterion, right)
 
 
 @njit(**NUMBA_OPTS)
-def best_threshold(values, node_labels, node_targets, node_weight, counts, w_total, t_sum,
-                   base, gain, criterion, min_samples_leaf, min_weight_leaf):
-    """Exact best cut of ``values`` (Algorithm 1): ``(score, threshold)``, ``-inf`` if none.
+def gain_scan(values, order, node_labels, node_weight, counts, w_total, gain, criterion,
+              min_samples_leaf, min_weight_leaf, held, held_w, n_held, n_total, last_cut):
+    """Best cut of the sorted ``values`` under one of the paper's gains.
 
-    Cuts fall between consecutive distinct sorted values; the threshold is
-    their midpoint. The tree's criterion reuses the shared proxy scan; the
-    paper's gains are scored from the class counts at every cut. Ties go to
-    the first cut in sorted order.
+    The left side starts with ``n_held`` samples of class weights ``held``
+    (total ``held_w``) that ``order`` does not list (the missing ones, sent
+    left; none otherwise); ``n_total`` counts every sample of the node.
+    ``last_cut`` allows the cut after the last sorted value (every listed
+    sample left). Cuts fall between distinct values; ties go to the first.
+
+    Returns
+    -------
+    best : float
+        ``-inf`` when no cut is valid.
+    best_pos : int
+        Last sorted position that goes left (``-1``: none).
     """
     n_classes = counts.shape[0]
-    left = np.empty(n_classes)
+    left = held.copy()
     right = np.empty(n_classes)
-    if gain == GAIN_CRITERION:
-        proxy, t, _ = scan_values(values, node_labels, node_targets, node_weight, criterion,
-                               counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
-                               left, right)
-        if proxy == -np.inf:
-            return -np.inf, 0.0
-        return -(base - proxy), t
-    n = values.shape[0]
-    order = np.argsort(values)
-    left[:] = 0.0
-    w_left = 0.0
+    n = order.shape[0]
+    w_left = held_w
     best = -np.inf
-    best_t = 0.0
-    for r in range(n - 1):
+    best_pos = -1
+    for r in range(n):
         p = order[r]
         left[node_labels[p]] += node_weight[p]
         w_left += node_weight[p]
-        lo = values[p]
-        hi = values[order[r + 1]]
-        if hi <= lo:
+        if r == n - 1:
+            if not last_cut:
+                break
+        elif values[order[r + 1]] <= values[p]:
             continue
         w_right = w_total - w_left
-        if (r + 1 < min_samples_leaf or n - r - 1 < min_samples_leaf
+        n_left = n_held + r + 1
+        if (n_left < min_samples_leaf or n_total - n_left < min_samples_leaf
                 or w_left < min_weight_leaf or w_right < min_weight_leaf
                 or w_left <= 0.0 or w_right <= 0.0):
             continue
         s = score_from_counts(left, w_left, counts, w_total, gain, criterion, right)
         if s > best:
             best = s
-            best_t = midpoint_threshold(lo, hi)
-    return best, best_t
+            best_pos = r
+    return best, best_pos
+
+
+class GainCuts(NamedTuple):
+    """Cut objective of the paper's gains (:func:`gain_scan`): the node-local
+    ``labels`` and ``weights``, the node's class ``counts`` and weight, the
+    gain and criterion codes and the leaf-size limits."""
+
+    labels: np.ndarray
+    weights: np.ndarray
+    counts: np.ndarray
+    w_total: float
+    gain: int
+    criterion: int
+    min_samples_leaf: int
+    min_weight_leaf: float
+
+
+@overload(best_cut_missing)
+def _best_cut_missing_of_gains(values, order, missing, cuts):
+    if not cut_objective_is(cuts, GainCuts):
+        return None
+
+    def scan(values, order, missing, cuts):
+        held = np.zeros(cuts.counts.shape[0])
+        held_w = 0.0
+        for q in range(missing.shape[0]):
+            i = missing[q]
+            held[cuts.labels[i]] += cuts.weights[i]
+            held_w += cuts.weights[i]
+        n_total = order.shape[0] + missing.shape[0]
+        # missing samples right first (the left side starts empty), then left
+        best, pos = gain_scan(values, order, cuts.labels, cuts.weights, cuts.counts,
+                              cuts.w_total, cuts.gain, cuts.criterion, cuts.min_samples_leaf,
+                              cuts.min_weight_leaf, np.zeros_like(held), 0.0, 0, n_total, True)
+        best_l, pos_l = gain_scan(values, order, cuts.labels, cuts.weights, cuts.counts,
+                                  cuts.w_total, cuts.gain, cuts.criterion,
+                                  cuts.min_samples_leaf, cuts.min_weight_leaf, held, held_w,
+                                  missing.shape[0], n_total, False)
+        if best_l > best:
+            return best_l, pos_l, True
+        return best, pos, False
+    return scan
+
+
+@njit(**NUMBA_OPTS)
+def best_threshold(values, node_labels, node_targets, node_weight, counts, w_total, t_sum,
+                   base, gain, criterion, min_samples_leaf, min_weight_leaf):
+    """Exact best cut of ``values`` (Algorithm 1): ``(score, threshold, missing_left)``,
+    score ``-inf`` if none.
+
+    Cuts fall between consecutive distinct sorted values; the threshold is
+    their midpoint. The tree's criterion reuses the shared proxy scan; the
+    paper's gains are scored from the class counts at every cut. Ties go to
+    the first cut in sorted order. NaN values are missing ones: both sides are
+    tried for them and the better kept (the shared scan,
+    :func:`~bivtree._kernels.scan.scan_with_missing`); ``missing_left`` is
+    False when there is none.
+    """
+    n_classes = counts.shape[0]
+    left = np.empty(n_classes)
+    right = np.empty(n_classes)
+    if gain == GAIN_CRITERION:
+        proxy, t, missing_left = scan_values(
+            values, node_labels, node_targets, node_weight, criterion, counts, w_total, t_sum,
+            min_samples_leaf, min_weight_leaf, left, right)
+        if proxy == -np.inf:
+            return -np.inf, 0.0, False
+        return -(base - proxy), t, missing_left
+    n_missing = count_missing(values)
+    if n_missing > 0:
+        cut = scan_with_missing(values, n_missing, GainCuts(
+            node_labels, node_weight, counts, w_total, gain, criterion, min_samples_leaf,
+            min_weight_leaf))
+        return cut.proxy, cut.threshold, cut.missing_left
+    n = values.shape[0]
+    order = np.argsort(values)
+    best, pos = gain_scan(values, order, node_labels, node_weight, counts, w_total, gain,
+                          criterion, min_samples_leaf, min_weight_leaf, np.zeros(n_classes),
+                          0.0, 0, n, False)
+    if pos < 0:
+        return best, 0.0, False
+    return best, midpoint_threshold(values[order[pos]], values[order[pos + 1]]), False
 
 
 @njit(**NUMBA_OPTS)
@@ -346,7 +453,9 @@ def quick_estimate_search(X, samples, features, group, labels, sample_weight, n_
                           criterion, use_variance, min_samples_leaf, min_weight_leaf):
     """Algorithm 4: the quick estimate and its score for every candidate feature.
 
-    Group moments are weighted; the score is the gain of the true classes.
+    Group moments are weighted, over the known values (a missing one is left
+    out of the moments and, as NaN fails ``<=``, scored on the right); the
+    score is the gain of the true classes.
 
     Returns
     -------
@@ -375,17 +484,23 @@ def quick_estimate_search(X, samples, features, group, labels, sample_weight, n_
         for p in range(n):
             x = X[samples[p], f]
             values[p] = x
+            if math.isnan(x):
+                continue
             if group[p]:
                 w1 += node_weight[p]
                 s1 += node_weight[p] * x
             else:
                 w0 += node_weight[p]
                 s0 += node_weight[p] * x
+        if w0 <= 0.0 or w1 <= 0.0:
+            continue  # a group with no known value: no estimate
         m1 = s1 / w1
         m0 = s0 / w0
         v0 = 0.0
         v1 = 0.0
         for p in range(n):
+            if math.isnan(values[p]):
+                continue
             if group[p]:
                 v1 += node_weight[p] * (values[p] - m1) ** 2
             else:
@@ -405,27 +520,29 @@ def quick_estimate_search(X, samples, features, group, labels, sample_weight, n_
 @njit(parallel=True, **NUMBA_OPTS)
 def univariate_gain_search(X, samples, features, labels, targets, sample_weight, n_classes,
                            gain, criterion, min_samples_leaf, min_weight_leaf):
-    """Exact best cut of every candidate feature under ``gain``: ``(scores, thresholds)``."""
+    """Exact best cut of every candidate feature under ``gain``: ``(scores, thresholds,
+    missing_left)``."""
     node_labels, node_targets, node_weight, counts, w_total, t_sum, base = gather_node(
         samples, labels, targets, sample_weight, n_classes, criterion)
     n = samples.shape[0]
     m = features.shape[0]
     scores = np.full(m, -np.inf)
     thresholds = np.zeros(m)
+    missing_left = np.zeros(m, dtype=np.bool_)
     for c in prange(m):
         values = np.empty(n)
         for p in range(n):
             values[p] = X[samples[p], features[c]]
-        scores[c], thresholds[c] = best_threshold(
+        scores[c], thresholds[c], missing_left[c] = best_threshold(
             values, node_labels, node_targets, node_weight, counts, w_total, t_sum, base, gain,
             criterion, min_samples_leaf, min_weight_leaf)
-    return scores, thresholds
+    return scores, thresholds, missing_left
 
 
 @njit(**NUMBA_OPTS)
 def rule_threshold(X, samples, features, weights, labels, targets, sample_weight, n_classes,
                    gain, criterion, min_samples_leaf, min_weight_leaf):
-    """Exact best threshold of a rule in original units: ``(score, threshold)``.
+    """Exact best threshold of a rule in original units: ``(score, threshold, missing_left)``.
 
     The projection is computed by ``project_samples`` (``project_row``), so the
     stored rule routes the training samples exactly as scanned.
@@ -441,7 +558,7 @@ def rule_threshold(X, samples, features, weights, labels, targets, sample_weight
 @njit(**NUMBA_OPTS)
 def values_threshold(values, samples, labels, targets, sample_weight, n_classes, gain,
                      criterion, min_samples_leaf, min_weight_leaf):
-    """Exact best threshold of per-sample ``values``: ``(score, threshold)``."""
+    """Exact best threshold of per-sample ``values``: ``(score, threshold, missing_left)``."""
     node_labels, node_targets, node_weight, counts, w_total, t_sum, base = gather_node(
         samples, labels, targets, sample_weight, n_classes, criterion)
     return best_threshold(values, node_labels, node_targets, node_weight, counts, w_total,
@@ -541,8 +658,6 @@ class LDASplitter(Splitter):
     """
 
     name = "lda"
-    #: missing values (NaN) are refused at fit: this search does not handle them
-    supports_missing = False
     searches_pairs = False
     # the discriminant needs class labels
     tasks = ("classification",)
@@ -614,9 +729,12 @@ class LDASplitter(Splitter):
     def _cluster_classes(self, data, samples, numeric, labels, w, class_w, present):
         if numeric.size:
             cols = data.X[np.ix_(samples, numeric)]
-            mean = np.average(cols, axis=0, weights=w)
-            std = np.sqrt(np.average((cols - mean) ** 2, axis=0, weights=w))
-            z = (cols - mean) / np.where(std > 0, std, 1.0)
+            if data.has_missing and np.isnan(cols).any():
+                z = _standardised_known(cols, w)
+            else:
+                mean = np.average(cols, axis=0, weights=w)
+                std = np.sqrt(np.average((cols - mean) ** 2, axis=0, weights=w))
+                z = (cols - mean) / np.where(std > 0, std, 1.0)
             means = np.stack([np.average(z[labels == c], axis=0, weights=w[labels == c])
                               for c in present])
             # start from the two class means farthest apart (first pair on ties)
@@ -643,17 +761,19 @@ class LDASplitter(Splitter):
 
     # -------------------------------------------------------- the candidates
     def _make(self, data, samples, features, weights, threshold, score, category_mask=0,
-              **info):
+              missing_left=False, **info):
         """A Split whose objective is the weighted child impurity of the routed samples.
 
         The samples are routed by ``partition_samples``, the routing of growth
-        itself (a stable partition, so each side keeps the node's order).
+        itself (a stable partition, so each side keeps the node's order), a
+        sample missing a feature of the rule to ``missing_left``'s side.
         """
         features = np.asarray(features, dtype=ITYPE)
         weights = np.asarray(weights, dtype=np.float64)
         routed = np.array(samples, dtype=ITYPE)
+        missing_left = bool(missing_left)
         mid = partition_samples(data.X, routed, 0, routed.shape[0], features, weights,
-                                float(threshold), MASK_DTYPE(category_mask))
+                                float(threshold), MASK_DTYPE(category_mask), missing_left)
         g = 0.0
         for side in (routed[:mid], routed[mid:]):
             _, w_side, imp = summarize_samples(side, data.labels, data.targets,
@@ -666,12 +786,55 @@ class LDASplitter(Splitter):
         f_out[:features.shape[0]] = features
         w_out[:features.shape[0]] = weights
         return make_split(f_out, w_out, threshold, g, category_mask=category_mask,
-                          score=float(score), gain=self.gain, **info)
+                          missing_left=missing_left, score=float(score), gain=self.gain,
+                          **info)
 
     def _oblique(self, data, samples, numeric, group):
-        """The LDA candidate on the numerical features: ``(score, Split)`` or ``None``."""
+        """The LDA candidate on the numerical features: ``(score, Split)`` or ``None``.
+
+        With missing values the discriminant is computed on the complete rows
+        (of every numerical feature for the ranking, then of the selected
+        ones for the direction); the threshold and the missing side are
+        scanned over every sample of the node.
+        """
+        if data.has_missing:
+            return self._oblique_complete_rows(data, samples, numeric, group)
         mean0, mean1, scatter, std, _, _ = group_moments(
             data.X, samples, numeric, group, data.sample_weight)
+        return self._oblique_rule(data, samples, numeric, mean0, mean1, scatter, std)
+
+    def _oblique_complete_rows(self, data, samples, numeric, group):
+        """:meth:`_oblique` on data with missing values (see there).
+
+        Where the complete rows do not hold both groups there is no discriminant:
+        the candidate is then the exact univariate split.
+        """
+        s = self.n_split_features
+        complete = ~np.isnan(data.X[np.ix_(samples, numeric)]).any(axis=1)
+        moments = _complete_moments(data, samples[complete], numeric, group[complete])
+        if moments is None:
+            return self._univariate(data, samples, numeric, group, quick=False)
+        if s is not None and s < numeric.size:
+            # rank on the rows complete in every feature, then recompute the
+            # direction on the rows complete in the selected ones
+            keep = moments[3] > 0
+            kept = numeric[keep]
+            if kept.size > s:
+                std = moments[3][keep]
+                delta = (moments[1] - moments[0])[keep] / std
+                scatter = moments[2][np.ix_(keep, keep)] / np.outer(std, std)
+                w, _ = discriminant_direction(scatter, delta)
+                chosen = np.sort(np.argsort(-contributions(w, delta, scatter),
+                                            kind="stable")[:s])
+                numeric = kept[chosen]
+                complete = ~np.isnan(data.X[np.ix_(samples, numeric)]).any(axis=1)
+                moments = _complete_moments(data, samples[complete], numeric, group[complete])
+                if moments is None:
+                    return self._univariate(data, samples, numeric, group, quick=False)
+        return self._oblique_rule(data, samples, numeric, *moments)
+
+    def _oblique_rule(self, data, samples, numeric, mean0, mean1, scatter, std):
+        """The rule of the discriminant of the given group moments, and its threshold."""
         keep = std > 0
         numeric = numeric[keep]
         if numeric.size == 0:
@@ -695,14 +858,15 @@ class LDASplitter(Splitter):
             return None
         features = numeric[selected][used]
         weights = weights[used] / weights[used][0]
-        score, threshold = rule_threshold(
+        score, threshold, missing_left = rule_threshold(
             data.X, samples, features, weights, data.labels, data.targets, data.sample_weight,
             data.n_classes, self.gain_code, data.criterion, data.min_samples_leaf,
             data.min_weight_leaf)
         if score == -np.inf:
             return None
         return score, self._make(data, samples, features, weights, threshold, score,
-                                 kind="lda", singular=bool(singular))
+                                 missing_left=missing_left, kind="lda",
+                                 singular=bool(singular))
 
     def _univariate(self, data, samples, numeric, group, quick):
         """MUST-1 (``quick``: Algorithm 4) or the exact univariate search."""
@@ -717,7 +881,7 @@ class LDASplitter(Splitter):
             if np.isfinite(est_scores).any():
                 best = int(np.argmax(est_scores))
                 # Algorithm 1: the threshold is then the exact best on that feature
-                scores, thresholds = univariate_gain_search(
+                scores, thresholds, missing_left = univariate_gain_search(
                     data.X, samples, numeric[best:best + 1], data.labels, data.targets,
                     data.sample_weight, data.n_classes, self.gain_code, data.criterion,
                     data.min_samples_leaf, data.min_weight_leaf)
@@ -726,17 +890,18 @@ class LDASplitter(Splitter):
             else:  # no estimate gives a valid split: fall back to the exact search
                 quick = False
         if not quick:
-            scores, thresholds = univariate_gain_search(
+            scores, thresholds, missing_left = univariate_gain_search(
                 data.X, samples, numeric, data.labels, data.targets, data.sample_weight,
                 data.n_classes, self.gain_code, data.criterion, data.min_samples_leaf,
                 data.min_weight_leaf)
             best = int(np.argmax(scores))
             feature = numeric[best]
             scores, thresholds = scores[best:best + 1], thresholds[best:best + 1]
+            missing_left = missing_left[best:best + 1]
         if not np.isfinite(scores[0]):
             return None
         return scores[0], self._make(data, samples, [feature], [1.0], thresholds[0], scores[0],
-                                     kind=kind)
+                                     missing_left=missing_left[0], kind=kind)
 
     def _categorical(self, data, samples, feature, group):
         """The best subset split of one categorical feature: ``(score, Split)`` or ``None``.
@@ -744,31 +909,37 @@ class LDASplitter(Splitter):
         The Split is categorical: the codes of the subset go left (a code the
         node never saw goes right).
         """
-        cats, inverse = node_categories(data.X[samples, feature])
-        if cats.size < 2:
+        codes = data.X[samples, feature]
+        known = ~np.isnan(codes)
+        cats, inverse = node_categories(codes[known])
+        if cats.size < (2 if known.all() else 1):
             return None
-        w = data.sample_weight[samples]
+        w = data.sample_weight[samples[known]]
         cat_w = np.bincount(inverse, weights=w, minlength=cats.size)
-        share = np.bincount(inverse, weights=w * group, minlength=cats.size) / cat_w
+        share = np.bincount(inverse, weights=w * group[known], minlength=cats.size) / cat_w
         # Breiman's ordering: categories sorted by their share of group 1; the best
-        # subset is a prefix of that order (exactly so for two classes)
-        values = np.ascontiguousarray(share[inverse])
-        score, cut = values_threshold(values, samples, data.labels, data.targets,
-                                      data.sample_weight, data.n_classes, self.gain_code,
-                                      data.criterion, data.min_samples_leaf,
-                                      data.min_weight_leaf)
+        # subset is a prefix of that order (exactly so for two classes); a sample
+        # missing the category has value NaN, scanned on both sides
+        values = np.full(samples.shape[0], np.nan)
+        values[known] = share[inverse]
+        score, cut, missing_left = values_threshold(
+            values, samples, data.labels, data.targets, data.sample_weight, data.n_classes,
+            self.gain_code, data.criterion, data.min_samples_leaf, data.min_weight_leaf)
         if score == -np.inf:
             return None
         subset = subset_below(cats, share, cut)
         return score, self._make(data, samples, [feature], [1.0], 0.0, score,
-                                 category_mask=categories_to_mask(subset), kind="categorical",
+                                 category_mask=categories_to_mask(subset),
+                                 missing_left=missing_left, kind="categorical",
                                  categories=[int(c) for c in subset])
 
     # ---------------------------------------------------------------- search
     def find_split(self, data, samples, features):
         features = np.asarray(features, dtype=ITYPE)
         cols = data.X[np.ix_(samples, features)]
-        varying = features[cols.max(axis=0) > cols.min(axis=0)] if features.size else features
+        # fmax / fmin leave missing values out (a column missing everywhere is constant)
+        varying = (features[np.fmax.reduce(cols, axis=0) > np.fmin.reduce(cols, axis=0)]
+                   if features.size else features)
         numeric = varying[~self.is_categorical_[varying]]
         categorical = varying[self.is_categorical_[varying]]
         if varying.size == 0:
@@ -804,3 +975,27 @@ class LDASplitter(Splitter):
                 best = uni[1]
         best.info["groups"] = class_group.tolist()
         return best
+
+
+def _standardised_known(cols, w):
+    """Columns standardised by the weighted mean and spread of their known values, a
+    missing value (NaN) set to 0 (the mean): the points of the 2-means class grouping."""
+    known = ~np.isnan(cols)
+    wk = np.where(known, w[:, None], 0.0)
+    filled = np.where(known, cols, 0.0)
+    total = np.maximum(wk.sum(axis=0), np.finfo(float).tiny)
+    mean = (wk * filled).sum(axis=0) / total
+    std = np.sqrt((wk * (filled - mean) ** 2).sum(axis=0) / total)
+    return np.where(known, (filled - mean) / np.where(std > 0, std, 1.0), 0.0)
+
+
+def _complete_moments(data, rows, features, group):
+    """:func:`group_moments` of ``rows`` (complete in ``features``) without the group
+    weights, or None when a group has no weight among them."""
+    if rows.size == 0:
+        return None
+    mean0, mean1, scatter, std, w0, w1 = group_moments(data.X, rows, features, group,
+                                                       data.sample_weight)
+    if w0 <= 0.0 or w1 <= 0.0:
+        return None
+    return mean0, mean1, scatter, std
