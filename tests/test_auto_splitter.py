@@ -89,6 +89,7 @@ def test_root_split_is_never_worse_than_univariate(seed, d, n):
 
 
 _NO_LOOKAHEAD = {"lookahead_samples": 0}
+_LOOKAHEAD = {"lookahead_samples": 256}
 
 
 def _one_step_leaves(X, y):
@@ -123,7 +124,7 @@ def test_lookahead_root_has_no_more_leaves_below_than_the_one_step_split(seed, d
     X = rng.normal(size=(n, d)).round(2)
     y = (X[:, 0] - 0.8 * X[:, 1 % d] + 0.6 * rng.normal(size=n) > 0).astype(int)
     y = np.where(rng.random(n) < 0.2, rng.integers(0, n_classes, n), y)
-    lookahead = BivariateTreeClassifier(max_depth=1).fit(X, y)
+    lookahead = BivariateTreeClassifier(max_depth=1, splitter_options=_LOOKAHEAD).fit(X, y)
     one_step = BivariateTreeClassifier(max_depth=1, splitter_options=_NO_LOOKAHEAD).fit(X, y)
     assert (_root_children_leaves(lookahead, X, y)
             <= _root_children_leaves(one_step, X, y))
@@ -153,17 +154,23 @@ def test_one_step_leaf_count_is_the_grown_tree_and_stops_at_its_budget(seed, n):
 def test_lookahead_grows_fewer_leaves_on_noisy_classes():
     X, y = _data(250, 6, 3)
     y = np.where(np.random.default_rng(3).random(y.size) < 0.15, 1 - y, y)
-    lookahead = BivariateTreeClassifier().fit(X, y)
-    one_step = BivariateTreeClassifier(splitter_options=_NO_LOOKAHEAD).fit(X, y)
+    lookahead = BivariateTreeClassifier(splitter_options=_LOOKAHEAD).fit(X, y)
+    one_step = BivariateTreeClassifier().fit(X, y)  # the default: no lookahead
     assert lookahead.get_n_leaves() < one_step.get_n_leaves()
     assert any(info and info.get("lookahead_rank", 0) > 0 for info in lookahead.split_info_)
+    assert not any(info and "lookahead_rank" in info for info in one_step.split_info_)
+    two = BivariateTreeClassifier(
+        splitter_options={**_LOOKAHEAD, "lookahead_candidates": 2}).fit(X, y)
+    counted = [info["lookahead_candidates"] for info in two.split_info_
+               if info and "lookahead_candidates" in info]
+    assert counted and max(counted) == 2
 
 
 def test_regression_trees_do_not_depend_on_the_lookahead():
     X, y = _data(200, 5, 4, "regression")
-    default = BivariateTreeRegressor(max_depth=8).fit(X, y)
+    on = BivariateTreeRegressor(max_depth=8, splitter_options=_LOOKAHEAD).fit(X, y)
     off = BivariateTreeRegressor(max_depth=8, splitter_options=_NO_LOOKAHEAD).fit(X, y)
-    assert _tree_json(default) == _tree_json(off)
+    assert _tree_json(on) == _tree_json(off)
 
 
 def _criterion_cuts(y, n_classes=2):
@@ -274,5 +281,7 @@ def test_options_are_checked():
         AutoSplitter(max_pair_features=1)
     with pytest.raises(ValueError, match="lookahead_samples"):
         AutoSplitter(lookahead_samples=-1)
+    with pytest.raises(ValueError, match="lookahead_candidates"):
+        AutoSplitter(lookahead_candidates=-1)
     with pytest.raises(ValueError, match="n_bins"):
         BivariateTreeClassifier(splitter_options={"n_bins": -1}).fit([[0, 1], [1, 0]], [0, 1])
