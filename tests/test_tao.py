@@ -489,3 +489,13 @@ def test_optimizer_used_directly():
                           exact_max_samples=30, max_iter=20).run(state)
     assert result.converged
     assert result.objective_path[-1] <= result.objective_path[0]
+
+
+def test_a_tree_of_categorical_columns_only_fits_with_the_search_memo():
+    """A node with no numeric feature has nothing for the memo to count."""
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"colour": pd.Series(["red", "blue", "red", "green"] * 5,
+                                          dtype="category")})
+    y = np.arange(20, dtype=float) % 3
+    model = TAOTreeRegressor(max_depth=2).fit(X, y)
+    assert np.isfinite(model.predict(X)).all()

@@ -843,7 +843,8 @@ class TAOOptimizer:
         """Keep a search in the memo; a full memo (about :data:`MEMO_MAX_FLOATS` bounds)
         is emptied first, which costs searches again but changes no answer."""
         memo = self.cache.memo
-        if len(memo) >= max(1, MEMO_MAX_FLOATS // self.items_per_node):
+        # a node with nothing to search (no varying feature) keeps no bounds
+        if len(memo) >= max(1, MEMO_MAX_FLOATS // max(1, self.items_per_node)):
             memo.clear()
         memo[digest] = (rules, bounds)
 
