@@ -381,10 +381,6 @@ def selector_for(is_clf, n_train, n_val, **params):
     return cls(cv=_validation_split(n_train, n_val), random_state=0, n_jobs=1, **params)
 
 
-#: the TAO selector's ``direction_search`` in ``--part select`` (``--direction-search``)
-DIRECTION_SEARCH = "fixed"
-
-
 def run_select_split(name, repeat, X, y, split):
     Xtr, ytr = X[split.train], y[split.train]
     Xv, yv = X[split.validation], y[split.validation]
@@ -409,7 +405,7 @@ def run_select_split(name, repeat, X, y, split):
     pruned, wall, cpu = _timed(bivariate)
     row("bivariate CART", pruned, pruned.tree_, wall, cpu)
 
-    sel = selector_for(True, len(ytr), len(yv), direction_search=DIRECTION_SEARCH)
+    sel = selector_for(True, len(ytr), len(yv))
     sel, wall, cpu = _timed(lambda: sel.fit(np.vstack([Xtr, Xv]), np.r_[ytr, yv]))
     p = sel.best_params_
     row("TAO selector", sel, sel.tree_, wall, cpu, feature_cost=p["feature_cost"],
@@ -476,8 +472,6 @@ def _load_lines(load_start):
 
 
 def part_select(args):
-    global DIRECTION_SEARCH
-    DIRECTION_SEARCH = args.direction_search
     load_start = os.getloadavg()[0]
     out = args.out or "benchmarks/results/bench_tao_select"
     datasets = args.datasets.split(",") if args.datasets else DATASETS
@@ -689,10 +683,7 @@ def part_speed(args):
     one_split = settings[-1][1]
     settings += [("one split, no restarts", {**one_split, "restarts": False}),
                  ("one split, auto initial tree", {**one_split, "bivariate_splitter": "auto"}),
-                 ("one split, pair_features=5", {**one_split, "pair_features": 5}),
-                 ("one split, coarse-to-fine directions",
-                  {**one_split, "direction_search": "coarse_to_fine"}),
-                 ("defaults, coarse-to-fine directions", {"direction_search": "coarse_to_fine"})]
+                 ("one split, pair_features=5", {**one_split, "pair_features": 5})]
     if args.datasets:  # a subset of the settings, by number
         settings = [settings[int(i)] for i in args.datasets.split(",")]
     timing = {}
@@ -795,8 +786,6 @@ def main(argv=None):
     parser.add_argument("--out", default=None, help="output path without extension")
     parser.add_argument("--datasets", default=None, help="comma-separated KEEL names")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--direction-search", default="fixed",
-                        help="TAO's direction_search in --part select")
     parser.add_argument("--alphas", default=DEFAULT_ALPHAS)
     parser.add_argument("--time-limit", type=float, default=None,
                         help="seconds per TAO fit (the best tree so far is kept)")

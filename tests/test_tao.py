@@ -58,9 +58,8 @@ def blobs(n, d, n_classes, seed, integer=False):
 
 
 # ------------------------------------------------------------ reduced problem
-def solve_reduced(X, prefers_right, w, exact, n_orientations=8, refine=None):
-    """The kernels' best zero-, uni- and bivariate pseudolabel errors on one node
-    (``refine``: ``(n_coarse, rounds)`` of the coarse-to-fine direction search)."""
+def solve_reduced(X, prefers_right, w, exact, n_orientations=8):
+    """The kernels' best zero-, uni- and bivariate pseudolabel errors on one node."""
     n, d = X.shape
     Xf = np.asfortranarray(X, dtype=float)
     samples = np.arange(n, dtype=np.int64)
@@ -69,8 +68,6 @@ def solve_reduced(X, prefers_right, w, exact, n_orientations=8, refine=None):
     features = np.arange(d, dtype=np.int64)
     pj, pk = candidate_pairs(features)
     space = SearchSpace(features, pj, pk, *orientation_directions(n_orientations))
-    if refine is not None:
-        space = space._replace(n_coarse=refine[0], refine_rounds=refine[1])
     found = search_items(Xf, care, np.array([exact]), space, all_items(1, d + pj.size))
     finite = np.isfinite(found.proxy)
     np.testing.assert_allclose(found.loss[finite], w.sum() - found.proxy[finite],
@@ -130,63 +127,6 @@ def test_direction_search_is_never_better_than_the_exact_one(n, seed):
         approx[BIVARIATE], approx[UNIVARIATE], cap) + 1e-12
 
 
-def coarse_angle_error(X, prefers_right, w, n_coarse):
-    """Least pseudolabel error of a cut along the angles ``pi (h + 1/2) / n_coarse`` of
-    every pair's min-max scaled values, both orientations, by enumeration."""
-    best = math.inf
-    for j in range(X.shape[1]):
-        for k in range(j + 1, X.shape[1]):
-            U = X[:, [j, k]]
-            span = U.max(axis=0) - U.min(axis=0)
-            if np.any(span == 0):
-                continue
-            U = (U - U.min(axis=0)) / span
-            for h in range(n_coarse):
-                t = math.pi * (h + 0.5) / n_coarse
-                values = U[:, 0] * math.cos(t) + U[:, 1] * math.sin(t)
-                for c in np.unique(values)[:-1]:
-                    left = values <= c
-                    best = min(best, naive.pseudolabel_error(left, prefers_right, w),
-                               naive.pseudolabel_error(~left, prefers_right, w))
-    return best
-
-
-@SETTINGS
-@given(n=st.integers(3, 40), d=st.integers(2, 4), seed=st.integers(0, 10_000),
-       n_coarse=st.integers(1, 7), rounds=st.integers(1, 5), weighted=st.booleans())
-def test_coarse_to_fine_directions_are_bracketed_by_the_coarse_and_the_exact_search(
-        n, d, seed, n_coarse, rounds, weighted):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    prefers_right = (X[:, 0] - 0.6 * X[:, 1] + 0.4 * rng.normal(size=n)) > 0
-    w = rng.uniform(0.2, 3.0, size=n) if weighted else np.ones(n)
-    # solve_reduced scores the stored rules themselves (rule_errors)
-    refined = solve_reduced(X, prefers_right, w, exact=False, refine=(n_coarse, rounds))
-    exact = solve_reduced(X, prefers_right, w, exact=True)
-    cap = refined[ZERO_VARIATE]
-    tol = 1e-9 * w.sum()
-    # refinement only replaces the best coarse angle by a strictly better one
-    assert min(refined[BIVARIATE], cap) <= min(coarse_angle_error(X, prefers_right, w,
-                                                                  n_coarse), cap) + tol
-    assert min(exact[BIVARIATE], exact[UNIVARIATE], cap) <= min(
-        refined[BIVARIATE], refined[UNIVARIATE], cap) + tol
-    assert refined[UNIVARIATE] == exact[UNIVARIATE]
-
-
-def test_refinement_finds_a_line_between_the_coarse_angles():
-    # two classes split by the line at 60 degrees on the scaled pair: 4 coarse angles
-    # (22.5, 67.5, ... degrees) miss it, step halving around 67.5 reaches it
-    rng = np.random.default_rng(5)
-    X = rng.uniform(0, 1, size=(400, 2))
-    t = math.radians(60)
-    prefers_right = X[:, 0] * math.cos(t) + X[:, 1] * math.sin(t) > 0.7
-    w = np.ones(400)
-    coarse = coarse_angle_error(X, prefers_right, w, 4)
-    refined = solve_reduced(X, prefers_right, w, exact=False, refine=(4, 5))
-    assert coarse > 5
-    assert refined[BIVARIATE] <= 1
-
-
 def test_pseudolabels_leave_out_samples_with_equal_loss():
     loss_left = np.array([0.0, 1.0, 1.0, 0.0, 2.5, 0.5])
     loss_right = np.array([1.0, 0.0, 1.0, 0.0, 0.5, 2.5])
@@ -228,7 +168,6 @@ tao_settings = st.fixed_dictionaries({
     "max_depth": st.integers(1, 5),
     "n_orientations": st.integers(2, 9),
     "exact_max_samples": st.sampled_from([0, 15, 1000]),
-    "direction_search": st.sampled_from(["fixed", "coarse_to_fine"]),
 })
 
 
@@ -315,8 +254,7 @@ def test_stored_rules_route_training_samples_as_the_optimizer_decided():
 
 
 @pytest.mark.parametrize("exact_max_samples", [0, 40])
-@pytest.mark.parametrize("direction_search", ["fixed", "coarse_to_fine"])
-def test_incremental_search_gives_the_same_iterations(exact_max_samples, direction_search):
+def test_incremental_search_gives_the_same_iterations(exact_max_samples):
     # the bounds of the incremental search only skip scans that cannot win
     X, y = blobs(400, 5, 3, seed=22)
     greedy = BivariateTreeClassifier(n_orientations=12).fit(X, y)
@@ -326,42 +264,13 @@ def test_incremental_search_gives_the_same_iterations(exact_max_samples, directi
         state = TAOState.from_tree(greedy.tree_, regression=False)
         result = TAOOptimizer(data, alpha=0.0015, feature_cost=1.1, n_orientations=12,
                               exact_max_samples=exact_max_samples, max_iter=6,
-                              incremental=incremental,
-                              direction_search=direction_search).run(state)
+                              incremental=incremental).run(state)
         runs.append((state, result))
     (a, ra), (b, rb) = runs
     assert ra.n_iter >= 2
     assert ra.objective_path == rb.objective_path
     for name in ("children_left", "features", "weights", "threshold", "kind", "leaf_class"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
-
-
-def test_coarse_to_fine_fits_are_deterministic_and_keep_their_own_searches():
-    X, y = blobs(500, 5, 3, seed=8)
-    params = {"alpha": 0.002, "max_depth": 5, "exact_max_samples": 20}
-    a = TAOTreeClassifier(direction_search="coarse_to_fine", **params).fit(X, y)
-    b = TAOTreeClassifier(direction_search="coarse_to_fine", **params).fit(X, y)
-    assert a.tree_ == b.tree_
-    np.testing.assert_array_equal(a.objective_path_, b.objective_path_)
-    fixed = TAOTreeClassifier(warm_start=True, **params).fit(X, y)
-    # another direction search does not reuse the fixed directions' searches
-    key = fixed._search_cache[0]
-    fixed.set_params(direction_search="coarse_to_fine").fit(X, y)
-    assert fixed._search_cache[0] != key
-
-
-def test_the_direction_search_is_saved_only_when_not_the_default(tmp_path):
-    from bivtree import load_model, save_model
-
-    X, y = blobs(200, 3, 2, seed=9)
-    for ds in ("fixed", "coarse_to_fine"):
-        est = TAOTreeClassifier(alpha=0.005, max_depth=3, direction_search=ds).fit(X, y)
-        save_model(est, tmp_path / f"{ds}.json")
-        text = (tmp_path / f"{ds}.json").read_text()
-        assert ("direction_search" in text) == (ds != "fixed")
-        back = load_model(tmp_path / f"{ds}.json")
-        assert back.direction_search == ds
-        np.testing.assert_array_equal(back.predict(X), est.predict(X))
 
 
 def test_change_bound_counts_changed_samples_and_allows_a_swap():
@@ -527,7 +436,6 @@ def test_time_limit_returns_the_last_finished_iteration():
     ({"init": "greedy"}, "init must be"),
     ({"validation_fraction": 1.0}, "validation_fraction must be"),
     ({"max_pairs": 2}, "feature pairs"),
-    ({"direction_search": "refined"}, "direction_search must be"),
 ])
 def test_bad_parameters_are_named(params, message):
     X, y = blobs(30, 3, 2, seed=0)

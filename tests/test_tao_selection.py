@@ -230,23 +230,7 @@ def test_verbose_reports_progress():
     assert "[TAOCV] growing" in text and "selected C=" in text and "done in" in text
 
 
-def test_the_direction_search_reaches_every_tao_fit(monkeypatch):
-    X, y = blobs(200, 3, 7, n_classes=3)
-    seen = []
-    init = TAOOptimizer.__init__
-
-    def recording(self, *args, **kwargs):
-        seen.append(kwargs["direction_search"])
-        init(self, *args, **kwargs)
-
-    monkeypatch.setattr(TAOOptimizer, "__init__", recording)
-    cv = TAOTreeClassifierCV(direction_search="coarse_to_fine", **SMALL).fit(X, y)
-    assert seen and set(seen) == {"coarse_to_fine"}
-    assert cv.best_estimator_.direction_search == "coarse_to_fine"
-
-
 @pytest.mark.parametrize("params, message", [
-    ({"direction_search": "refined"}, "direction_search must be"),
     ({"feature_costs": []}, "feature_costs must be"),
     ({"feature_costs": [1.0, -1.0]}, "feature_costs must be"),
     ({"inits": ["greedy"]}, "inits must name"),

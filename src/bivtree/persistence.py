@@ -56,8 +56,7 @@ _MODEL_CLASSES = {}
 #: parameters added after format version 2 was fixed, with their defaults: written only
 #: when set to another value, and read as the default when a file leaves them out, so
 #: the files of models that do not use them are unchanged and older files still load.
-_OPTIONAL_PARAMS = {"categorical_features": "from_dtype", "max_categories": None,
-                    "direction_search": "fixed"}
+_OPTIONAL_PARAMS = {"categorical_features": "from_dtype", "max_categories": None}
 
 
 def register_model(cls):

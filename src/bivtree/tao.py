@@ -25,9 +25,8 @@ all their features and feature pairs):
   ``L_biv + lambda C``, ``L_univ + lambda`` and ``L_0`` (all to the left or
   all to the right), ties going to fewer features: ``L_univ`` by the exact
   univariate scan, ``L_biv`` by ``n_orientations`` directions per feature pair
-  (the paper's solution 1; ``direction_search="coarse_to_fine"``: a few coarse
-  angles per pair, the best refined by step halving) or, for at most
-  ``exact_max_samples`` care samples, by the exact rotational sweep (:mod:`bivtree._kernels.sweep`). The node's
+  (the paper's solution 1) or, for at most ``exact_max_samples`` care samples,
+  by the exact rotational sweep (:mod:`bivtree._kernels.sweep`). The node's
   current rule is a candidate too (kept on ties), so an iteration never
   increases ``E`` even where the direction search is approximate.
 
@@ -78,13 +77,6 @@ LEAF, ZERO_VARIATE, UNIVARIATE, BIVARIATE = -1, 0, 1, 2
 ALL_LEFT, ALL_RIGHT = 1.0, -1.0
 #: most item bounds a search memo holds (8 bytes each) before it is emptied.
 MEMO_MAX_FLOATS = 2 ** 24
-
-#: the bivariate direction searches of reduced problems too large for the exact sweep
-DIRECTION_SEARCHES = ("fixed", "coarse_to_fine")
-#: ``"coarse_to_fine"``: coarse angles per pair, then halving rounds around the best
-#: (final resolution ``180 / (COARSE_ANGLES 2^(REFINE_ROUNDS + 1))`` degrees)
-COARSE_ANGLES = 6
-REFINE_ROUNDS = 4
 
 
 @dataclass
@@ -450,16 +442,14 @@ def problem_digest(problem):
     return digest.digest()
 
 
-def search_key(data, n_orientations, exact_max_samples, direction_search="fixed"):
+def search_key(data, n_orientations, exact_max_samples):
     """What the searches' answers depend on besides the reduced problems: a search cache
     is reused only by a fit with the same key."""
     digest = hashlib.blake2b(digest_size=16)
     for arr in (data.X, data.labels, data.targets, data.sample_weight):
         digest.update(np.ascontiguousarray(arr).tobytes())
-    key = (data.X.shape, digest.hexdigest(), int(n_orientations), int(exact_max_samples),
-           tuple(int(f) for f in data.categorical))
-    # the default's key is unchanged
-    return key if direction_search == "fixed" else (*key, str(direction_search))
+    return (data.X.shape, digest.hexdigest(), int(n_orientations), int(exact_max_samples),
+            tuple(int(f) for f in data.categorical))
 
 
 class TAOOptimizer:
@@ -504,19 +494,11 @@ class TAOOptimizer:
         with the same search settings, to share between fits (None: a new one;
         ignored when ``cache`` is given, which holds its own). A problem met
         again, at any node, is not searched again; the answers are the same.
-    direction_search : {"fixed", "coarse_to_fine"}, default="fixed"
-        Bivariate search of reduced problems larger than ``exact_max_samples``:
-        the ``n_orientations`` fixed directions per pair, or
-        :data:`COARSE_ANGLES` coarse angles per pair whose best is refined by
-        :data:`REFINE_ROUNDS` rounds of step halving (fewer scans, finer
-        angles; ``n_orientations`` is then unused). The refined angle is not a
-        minimum over a fixed set of rules, so its loss has no change bound: the
-        incremental search always rescans the pairs of a changed problem.
     """
 
     def __init__(self, data, *, alpha, feature_cost, n_orientations, exact_max_samples,
                  max_iter, time_limit=None, verbose=0, incremental=True, cache=None,
-                 start=None, pair_features=None, memo=None, direction_search="fixed"):
+                 start=None, pair_features=None, memo=None):
         self.data = data
         self.incremental = bool(incremental)
         self.alpha = float(alpha)
@@ -529,17 +511,8 @@ class TAOOptimizer:
         # linear rules use the numeric columns; categorical ones get category sets
         features = np.setdiff1d(np.arange(data.n_features, dtype=ITYPE),
                                 data.categorical).astype(ITYPE)
-        if direction_search not in DIRECTION_SEARCHES:
-            raise ValueError(f"direction_search must be one of {DIRECTION_SEARCHES}, got "
-                             f"{direction_search!r}")
-        self.direction_search = direction_search
-        if direction_search == "fixed":
-            self.space = SearchSpace(features, *candidate_pairs(features),
-                                     *orientation_directions(int(n_orientations)))
-        else:
-            no_directions = np.empty(0)
-            self.space = SearchSpace(features, *candidate_pairs(features), no_directions,
-                                     no_directions, COARSE_ANGLES, REFINE_ROUNDS)
+        self.space = SearchSpace(features, *candidate_pairs(features),
+                                 *orientation_directions(int(n_orientations)))
         # searches do not depend on alpha: a warm-started fit on the same data
         # (a regularization path) passes the previous fit's cache
         self.cache = _SearchCache(memo) if cache is None else cache
@@ -879,10 +852,7 @@ class TAOOptimizer:
             if entry is not None:
                 delta = change_bound(entry.key, problem)
                 # an item with no cut before has no bound
-                bound = np.where(np.isfinite(entry.bounds), entry.bounds - delta, -np.inf)
-                if self.space.refine_rounds > 0:
-                    bound[self.space.features.size:] = -np.inf  # no bound: see the class
-                lower[m] = bound
+                lower[m] = np.where(np.isfinite(entry.bounds), entry.bounds - delta, -np.inf)
         return lower
 
     def _first_pass(self, n_nodes, lower, allowed=None, evaluated=None):

@@ -36,7 +36,6 @@ from .estimators import (
 )
 from .persistence import register_model
 from .tao import (
-    DIRECTION_SEARCHES,
     TAOData,
     TAOOptimizer,
     TAOState,
@@ -86,7 +85,6 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                         "n_jobs", "random_state", "verbose", "categorical_features",
                         "max_categories")},
         "exact_max_samples": [None, Interval(Integral, 0, None, closed="left")],
-        "direction_search": [Options(DIRECTION_SEARCHES)],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
         "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
@@ -96,7 +94,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
     def __init__(self, *, alpha, feature_cost, init, max_depth, min_samples_leaf, n_orientations,
                  exact_max_samples, max_iter, time_limit, validation_fraction, max_pairs,
                  warm_start, n_jobs, random_state, verbose, categorical_features="from_dtype",
-                 max_categories=None, direction_search="fixed"):
+                 max_categories=None):
         self.alpha = alpha
         self.feature_cost = feature_cost
         self.init = init
@@ -114,7 +112,6 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.verbose = verbose
         self.categorical_features = categorical_features
         self.max_categories = max_categories
-        self.direction_search = direction_search
 
     # ----------------------------------------------------------- parameters
     def _check_params(self, n_features):
@@ -164,8 +161,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
             data, alpha=float(self.alpha), feature_cost=float(self.feature_cost),
             n_orientations=self.n_orientations, exact_max_samples=exact_max_samples,
             max_iter=self.max_iter, time_limit=self.time_limit, verbose=self.verbose,
-            cache=cache, start=start, pair_features=self._pair_features, memo=memo,
-            direction_search=self.direction_search)
+            cache=cache, start=start, pair_features=self._pair_features, memo=memo)
         with numba_threads(self.n_jobs):
             result = optimizer.run(state)
         return result, optimizer.cache
@@ -184,8 +180,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                        categorical=categorical)
         init = self.init
         cache = None
-        key = (search_key(data, self.n_orientations, exact_max_samples, self.direction_search),
-               self._pair_features)
+        key = (search_key(data, self.n_orientations, exact_max_samples), self._pair_features)
         if self.warm_start and hasattr(self, "_tao_state"):
             if self._tao_state.n_features != X.shape[1]:
                 raise ValueError("warm_start: X has a different number of features than the "
@@ -311,13 +306,6 @@ _TAO_DOC = """
     n_orientations : int, default=30
         Directions per feature pair in the approximate bivariate solution (the
         paper uses 30 to 90).
-    direction_search : {"fixed", "coarse_to_fine"}, default="fixed"
-        Bivariate search of the reduced problems larger than
-        ``exact_max_samples``: the paper's ``n_orientations`` fixed directions
-        per pair, or 6 coarse angles per pair whose best is refined by 4 rounds
-        of step halving (as the ``"auto"`` splitter; 14 scans per pair instead
-        of 28, a final resolution under 1 degree; ``n_orientations`` then only
-        applies to the initial tree). It changes the trees found.
     exact_max_samples : int, default=None
         Reduced problems with at most this many care samples are solved exactly
         for bivariate rules, by the rotational sweep (``None``: 100; 0 never).
@@ -428,15 +416,14 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
                  min_samples_leaf=1, n_orientations=30, exact_max_samples=None, max_iter=50,
                  time_limit=None, validation_fraction=0.1, max_pairs=None, warm_start=False,
                  class_weight=None, n_jobs=None, random_state=None, verbose=0,
-                 categorical_features="from_dtype", max_categories=None, direction_search="fixed"):
+                 categorical_features="from_dtype", max_categories=None):
         super().__init__(
             alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
             exact_max_samples=exact_max_samples, max_iter=max_iter, time_limit=time_limit,
             validation_fraction=validation_fraction, max_pairs=max_pairs,
             warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
-            categorical_features=categorical_features, max_categories=max_categories,
-            direction_search=direction_search)
+            categorical_features=categorical_features, max_categories=max_categories)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -491,15 +478,14 @@ class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):
                  min_samples_leaf=1, n_orientations=30, exact_max_samples=None, max_iter=50,
                  time_limit=None, validation_fraction=0.1, max_pairs=None, warm_start=False,
                  n_jobs=None, random_state=None, verbose=0, categorical_features="from_dtype",
-                 max_categories=None, direction_search="fixed"):
+                 max_categories=None):
         super().__init__(
             alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
             exact_max_samples=exact_max_samples, max_iter=max_iter, time_limit=time_limit,
             validation_fraction=validation_fraction, max_pairs=max_pairs,
             warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
-            categorical_features=categorical_features, max_categories=max_categories,
-            direction_search=direction_search)
+            categorical_features=categorical_features, max_categories=max_categories)
 
     def _is_classifier(self):
         return False

@@ -54,7 +54,7 @@ from .estimators import (
     BivariateTreeClassifier,
     BivariateTreeRegressor,
 )
-from .tao import DIRECTION_SEARCHES, TAOState
+from .tao import TAOState
 from .tao_estimators import INIT_SPLITTERS, TAOTreeClassifier, TAOTreeRegressor
 
 __all__ = ["TAOTreeClassifierCV", "TAOTreeRegressorCV"]
@@ -260,7 +260,6 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         **{name: BaseBivariateTree._parameter_constraints[name]
            for name in ("max_depth", "min_samples_leaf", "n_orientations", "max_pairs",
                         "random_state", "verbose")},
-        "direction_search": [Options(DIRECTION_SEARCHES)],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
         "n_jobs": [None, Integral],
@@ -269,7 +268,7 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
     def __init__(self, *, feature_costs, inits, lambda_min, lambda_max_fraction, n_lambdas,
                  max_refine, restarts, pair_features, cv, rule, refit, bivariate_splitter, max_depth,
                  min_samples_leaf, n_orientations, max_pairs, max_iter, time_limit, n_jobs,
-                 random_state, verbose, direction_search="fixed"):
+                 random_state, verbose):
         self.feature_costs = feature_costs
         self.inits = inits
         self.lambda_min = lambda_min
@@ -291,7 +290,6 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
-        self.direction_search = direction_search
 
     # ----------------------------------------------------------- parameters
     def _checked_grids(self):
@@ -331,8 +329,7 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
     def _tao_params(self, feature_cost, n_jobs):
         cls = TAOTreeClassifier if self._is_classifier() else TAOTreeRegressor
         params = {"feature_cost": feature_cost, "n_orientations": self.n_orientations,
-                  "max_pairs": self.max_pairs, "max_iter": self.max_iter, "n_jobs": n_jobs,
-                  "direction_search": self.direction_search}
+                  "max_pairs": self.max_pairs, "max_iter": self.max_iter, "n_jobs": n_jobs}
         if self._is_classifier() and getattr(self, "class_weight", None) is not None:
             params["class_weight"] = self.class_weight
         return cls, params
@@ -700,10 +697,6 @@ _CV_DOC = """
         Of the initial trees.
     n_orientations : int, default=30
         Directions per feature pair (initial trees and TAO's search).
-    direction_search : {"fixed", "coarse_to_fine"}, default="fixed"
-        TAO's bivariate search of large reduced problems (see
-        :class:`TAOTreeClassifier`): ``n_orientations`` fixed directions per
-        pair, or coarse angles refined by step halving.
     max_pairs : int, default=None
         Largest number of feature pairs (``None``: 20000).
     max_iter : int, default=50
@@ -797,7 +790,7 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
                  bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
                  max_iter=50, time_limit=None, class_weight=None, n_jobs=None,
-                 random_state=None, verbose=0, direction_search="fixed"):
+                 random_state=None, verbose=0):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
@@ -806,7 +799,7 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
             bivariate_splitter=bivariate_splitter, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
             max_pairs=max_pairs, max_iter=max_iter, time_limit=time_limit, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose, direction_search=direction_search)
+            random_state=random_state, verbose=verbose)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -837,8 +830,7 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
                  restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
                  bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
-                 max_iter=50, time_limit=None, n_jobs=None, random_state=None, verbose=0,
-                 direction_search="fixed"):
+                 max_iter=50, time_limit=None, n_jobs=None, random_state=None, verbose=0):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
@@ -847,7 +839,7 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
             bivariate_splitter=bivariate_splitter, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
             max_pairs=max_pairs, max_iter=max_iter, time_limit=time_limit, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose, direction_search=direction_search)
+            random_state=random_state, verbose=verbose)
 
     def _is_classifier(self):
         return False

@@ -33,7 +33,6 @@ from numba import njit, prange
 from numba.extending import overload
 
 from .._config import MISCLASSIFICATION, NUMBA_OPTS
-from .angle_search import scan_angle
 from .directions import gather_pair, scan_directions
 from .pair_scaling import larger_coefficient_first, min_max_scaling
 from .scan import best_cut, best_cut_missing, cut_objective_is, scan_projection
@@ -232,17 +231,13 @@ class CareSets(NamedTuple):
 
 class SearchSpace(NamedTuple):
     """The items a node is searched over: the univariate ``features``, then the pairs
-    ``(pair_j[q], pair_k[q])`` with the directions ``(dir_a[h], dir_b[h])``, or, where
-    ``refine_rounds > 0``, ``n_coarse`` coarse angles refined by ``refine_rounds`` rounds
-    of step halving (:func:`_refined_pair_item`)."""
+    ``(pair_j[q], pair_k[q])`` with the directions ``(dir_a[h], dir_b[h])``."""
 
     features: np.ndarray
     pair_j: np.ndarray
     pair_k: np.ndarray
     dir_a: np.ndarray
     dir_b: np.ndarray
-    n_coarse: int = 0
-    refine_rounds: int = 0
 
 
 class WorkItems(NamedTuple):
@@ -341,54 +336,6 @@ def _direction_pair_item(X, samples, j, k, dir_a, dir_b, values, cuts):
     return ItemRule(found.proxy, j, k, found.weight, found.threshold)
 
 
-@njit(**NUMBA_OPTS)
-def _refined_pair_item(X, samples, j, k, n_coarse, n_rounds, values, cuts):
-    """Best direction of the pair by coarse angles and step halving, on [0, 1]-scaled values.
-
-    The angles ``pi (h + 1/2) / n_coarse`` are scanned, then the best climbs
-    by step halving as in the ``"auto"`` splitter's refinement
-    (:func:`~bivtree._kernels.angle_search.coarse_to_fine_search`): from step
-    ``pi / (2 n_coarse)``, ``theta - s`` then ``theta + s`` replace ``theta``
-    where strictly better, and ``s`` halves, ``n_rounds`` times. Ties go to
-    the lower angle. Each angle is scanned as its stored rule ``x_j + w x_k``
-    (:func:`~bivtree._kernels.angle_search.scan_angle`).
-    """
-    inv_scale_j = min_max_scaling(X, samples, j).inv_scale
-    inv_scale_k = min_max_scaling(X, samples, k).inv_scale
-    if inv_scale_j == 0.0 or inv_scale_k == 0.0:
-        return _no_rule()  # a constant feature: the pair is a univariate split at best
-    pair_x = gather_pair(X, samples, j, k)
-    rows = np.arange(samples.shape[0])
-    rule_features = np.empty(2, dtype=np.int64)
-    rule_features[0] = 0
-    rule_features[1] = 1
-    rule_weights = np.empty(2)
-    rule_weights[0] = 1.0
-    best = _no_rule()
-    theta = 0.0
-    for h in range(n_coarse):
-        trial = math.pi * (h + 0.5) / n_coarse
-        cut = scan_angle(pair_x, trial, inv_scale_j, inv_scale_k, rule_features, rule_weights,
-                         rows, values, cuts)
-        if cut.proxy > best.proxy:
-            best = ItemRule(cut.proxy, j, k, rule_weights[1], cut.threshold)
-            theta = trial
-    if best.proxy == -np.inf:
-        return best
-    step = math.pi / (2.0 * n_coarse)
-    for _ in range(n_rounds):
-        centre = theta
-        for trial in (centre - step, centre + step):  # lower angle first: it wins a tie
-            if 0.0 < trial < math.pi:
-                cut = scan_angle(pair_x, trial, inv_scale_j, inv_scale_k, rule_features,
-                                 rule_weights, rows, values, cuts)
-                if cut.proxy > best.proxy:
-                    best = ItemRule(cut.proxy, j, k, rule_weights[1], cut.threshold)
-                    theta = trial
-        step *= 0.5
-    return best
-
-
 @njit(parallel=True, **NUMBA_OPTS)
 def search_items(X, care, exact, space, items):
     """Best cut of the given univariate features and feature pairs of the given nodes.
@@ -443,10 +390,6 @@ def search_items(X, care, exact, space, items):
         elif exact[r]:
             found = _exact_pair_item(X, samples, space.pair_j[t - n_feat],
                                      space.pair_k[t - n_feat], values, cuts)
-        elif space.refine_rounds > 0:
-            found = _refined_pair_item(X, samples, space.pair_j[t - n_feat],
-                                       space.pair_k[t - n_feat], space.n_coarse,
-                                       space.refine_rounds, values, cuts)
         else:
             found = _direction_pair_item(X, samples, space.pair_j[t - n_feat],
                                          space.pair_k[t - n_feat], space.dir_a, space.dir_b,
