@@ -105,6 +105,10 @@ class _NodeList:
 #: a subtree grown on its own thread has at least this many samples at its root; smaller
 #: trees are grown on one thread.
 PARALLEL_MIN_SUBTREE = 1000
+#: nodes holding more than ``1 / (SUBTREE_SHARE * threads)`` of the samples are split one at
+#: a time and their children handed on; smaller ones are grown whole by one thread. Small
+#: enough that the last subtrees, started when the others are done, leave little idle time.
+SUBTREE_SHARE = 4
 
 
 class _Aborted(Exception):
@@ -260,17 +264,18 @@ class TreeGrower:
         """Depth-first growth with ``n_threads`` threads, nodes at once (see the module)."""
         w_root = root[1]
         # nodes above this size are split one at a time; below it, whole subtrees are grown
-        share = max(PARALLEL_MIN_SUBTREE, samples.shape[0] // (4 * n_threads))
+        share = max(PARALLEL_MIN_SUBTREE, samples.shape[0] // (SUBTREE_SHARE * n_threads))
         top = _Pending(0, samples.shape[0], 0, root)
         pending = [top]
         # while there are fewer large nodes than threads, a thread per node would leave
         # some idle: the largest is split here, with every thread inside its search
         while 0 < len(pending) < n_threads:
+            if pending[-1].end - pending[-1].start <= share:
+                break  # the threads grow the rest as whole subtrees
             node = pending.pop()
-            if not self._split_pending(data, samples, node, share, w_root):
-                continue
-            pending.extend(node.children)
-            pending.sort(key=lambda node: node.end - node.start)
+            if self._split_pending(data, samples, node, share, w_root):  # else a leaf
+                pending.extend(node.children)
+                pending.sort(key=lambda node: node.end - node.start)
         grown = self._grow_pending(data, samples, pending, share, w_root, n_threads, t0)
         # stitched in preorder, as one thread numbers them
         stack = [(top, -1, False)]
