@@ -273,7 +273,7 @@ class TreeGrower:
             if pending[-1].end - pending[-1].start <= share:
                 break  # the threads grow the rest as whole subtrees
             node = pending.pop()
-            if self._split_pending(data, samples, node, share, w_root):  # else a leaf
+            if self._split_pending(data, samples, node, w_root):  # else a leaf
                 pending.extend(node.children)
                 pending.sort(key=lambda node: node.end - node.start)
         grown = self._grow_pending(data, samples, pending, share, w_root, n_threads, t0)
@@ -291,11 +291,9 @@ class TreeGrower:
                 stack.append((node.children[1], index, False))
                 stack.append((node.children[0], index, True))
 
-    def _split_pending(self, data, samples, node, share, w_root):
-        """Split the large pending ``node`` in place; False when it stays a leaf or is
-        small enough (at most ``share`` samples) to be grown whole."""
-        if node.end - node.start <= share or self._is_leaf_before_split(
-                node.depth, node.end - node.start, node.summary):
+    def _split_pending(self, data, samples, node, w_root):
+        """Split the large pending ``node`` in place; False when it stays a leaf."""
+        if self._is_leaf_before_split(node.depth, node.end - node.start, node.summary):
             return False
         result = self._split(data, samples, node.start, node.end, node.summary, w_root)
         if result is None:
@@ -352,7 +350,7 @@ class TreeGrower:
                 large = node.end - node.start > share
                 try:
                     if large:
-                        split = self._split_pending(data, samples, node, share, w_root)
+                        split = self._split_pending(data, samples, node, w_root)
                     else:
                         subtree = _NodeList(self.n_slots)
                         self._grow_depth_first(data, samples, subtree, node, w_root, t0,
