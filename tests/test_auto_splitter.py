@@ -26,7 +26,14 @@ from bivtree._config import GINI
 from bivtree._kernels.angle_search import _bin_buffers, binned_cut, coarse_to_fine_search
 from bivtree._kernels.scan import CriterionCuts, gather_node, scan_values
 from bivtree.splitters import SplitData
-from bivtree.splitters.auto import AutoSplitter, screened_features, screened_pairs, spread_rows
+from bivtree.splitters._pairs import finish_bivariate
+from bivtree.splitters.auto import (
+    _CACHED_NODE_SIZE,
+    AutoSplitter,
+    screened_features,
+    screened_pairs,
+    spread_rows,
+)
 
 
 def _tree_json(estimator):
@@ -228,6 +235,61 @@ def test_refinement_never_ends_below_the_coarse_angle():
     for pair, proxy in zip(refined.pairs.tolist(), refined.proxies.tolist()):
         assert proxy >= by_pair[pair]
     assert refined.proxies.max() >= coarse.proxies.max()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(6, 300), n_bins=st.sampled_from([0, 8, 32]),
+       missing=st.booleans())
+def test_refined_rule_on_the_whole_node_is_its_exact_rescan(seed, n, n_bins, missing):
+    # on a whole node the search's own scan of each refined rule stands in for
+    # finish_bivariate's rescan: the same rule, threshold, side and objective
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)) * rng.uniform(0.1, 10, size=4)
+    y = (X[:, 0] / X[:, 0].std() + X[:, 1] / X[:, 1].std() + rng.normal(size=n) > 0)
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    data = SplitData(np.asfortranarray(X), y.astype(np.int64), np.zeros(n), np.ones(n), 2,
+                     GINI, has_missing=missing)
+    rows = np.arange(n)
+    pair_j, pair_k = np.array([0, 0, 1, 2]), np.array([1, 3, 2, 3])
+    span = np.nanmax(X, axis=0) - np.nanmin(X, axis=0)
+    inv_scale = np.where(span > 0, 1.0 / span, 0.0)
+    found = coarse_to_fine_search(data.X, rows, pair_j, pair_k, inv_scale, 5, n_bins, 3, 3,
+                                  data.labels, data.targets, data.sample_weight, 2, GINI, 1,
+                                  0.0)
+    for c in range(found.pairs.size):
+        fast = AutoSplitter._refined_split(found, c, pair_j, pair_k, None)
+        rescanned = finish_bivariate(data, rows, None, found.pairs[c], pair_j, pair_k,
+                                     np.cos(found.angles), np.sin(found.angles), c, inv_scale)
+        if rescanned is None:
+            assert fast is None
+            continue
+        assert fast.features.tolist() == rescanned.features.tolist()
+        assert fast.weights[1] == pytest.approx(rescanned.weights[1], rel=1e-12)
+        if fast.weights[1] == rescanned.weights[1]:
+            assert fast.threshold == rescanned.threshold
+            assert fast.objective == rescanned.objective
+            assert fast.missing_left == rescanned.missing_left
+
+
+def test_lookahead_searches_each_node_once():
+    X, y = _data(400, 6, 3)
+    y = np.where(np.random.default_rng(3).random(y.size) < 0.2, 1 - y, y)
+    searched = []
+    original = AutoSplitter._search
+
+    def spy(self, data, samples, features, every=False):
+        searched.append(samples.tobytes())
+        return original(self, data, samples, features, every)
+
+    AutoSplitter._search = spy
+    try:
+        BivariateTreeClassifier(splitter_options=_LOOKAHEAD).fit(X, y)
+    finally:
+        AutoSplitter._search = original
+    remembered = [key for key in searched if len(key) >= 8 * _CACHED_NODE_SIZE]
+    assert len(remembered) > 50
+    assert len(set(remembered)) == len(remembered)
 
 
 def test_screening_keeps_the_best_univariate_features():

@@ -156,8 +156,10 @@ def threads_for_work(work):
     Otherwise the block keeps the fit's threads. Restores the setting afterwards.
     """
     previous = numba.get_num_threads()
-    if work < PARALLEL_MIN_WORK and previous > 1:
-        numba.set_num_threads(1)
+    if work >= PARALLEL_MIN_WORK or previous == 1:
+        yield  # nothing to change (setting the count costs a node noticeable Python time)
+        return
+    numba.set_num_threads(1)
     try:
         yield
     finally:

@@ -55,12 +55,83 @@ class RefinedPairs(NamedTuple):
     angles : float64 (n_candidates,)
         Best angle found for each.
     proxies : float64 (n_candidates,)
-        Its proxy on the scanned rows (``-inf``: no valid cut).
+        Its proxy on the scanned rows (``-inf``: no valid cut), as the search
+        ranked it (binned where the coarse angle was never bettered).
+    weights : float64 (n_candidates,)
+        The stored rule ``x_j + w x_k`` of that angle: ``w``.
+    cut_proxies, thresholds : float64 (n_candidates,)
+        The exact best cut of that rule on the scanned rows (proxy ``-inf``: none).
+    missing_left : bool (n_candidates,)
+        Its side for the rows missing a feature of the pair.
+    base : float
+        The node constant on the scanned rows (``G = base - proxy``).
+    w_node : float
+        The scanned rows' total weight.
     """
 
     pairs: np.ndarray
     angles: np.ndarray
     proxies: np.ndarray
+    weights: np.ndarray
+    cut_proxies: np.ndarray
+    thresholds: np.ndarray
+    missing_left: np.ndarray
+    base: float
+    w_node: float
+
+
+@njit(**NUMBA_OPTS)
+def ranked_features(features, proxies, inv_scale):
+    """The varying ``features`` (``inv_scale > 0``), best univariate ``proxies`` first.
+
+    Ties go to the lower feature index; features without a valid cut (proxy
+    not finite) come last.
+    """
+    keys = np.empty(features.shape[0])
+    for c in range(features.shape[0]):
+        keys[c] = -proxies[c] if math.isfinite(proxies[c]) else np.inf
+    by_index = np.argsort(features, kind="mergesort")
+    order = by_index[np.argsort(keys[by_index], kind="mergesort")]
+    ranked = np.empty(features.shape[0], dtype=np.int64)
+    m = 0
+    for c in order:
+        if inv_scale[features[c]] > 0:
+            ranked[m] = features[c]
+            m += 1
+    return ranked[:m]
+
+
+@njit(**NUMBA_OPTS)
+def screened_pairs(features, proxies, inv_scale, size, n_anchors):
+    """The pairs the focused search scans, as ``(pair_j, pair_k)`` in lexicographic order.
+
+    Every pair among the ``size`` best varying features (:func:`ranked_features`),
+    and every pair of one of the ``n_anchors`` best with any other varying feature.
+    """
+    ranked = ranked_features(features, proxies, inv_scale)
+    top = np.sort(ranked[:size])
+    m = top.shape[0]
+    n_anchor = min(n_anchors, m)
+    n_others = ranked.shape[0] - m
+    n_pairs = m * (m - 1) // 2 + n_anchor * n_others
+    pair_j = np.empty(n_pairs, dtype=np.int64)
+    pair_k = np.empty(n_pairs, dtype=np.int64)
+    q = 0
+    for a in range(m):
+        for b in range(a + 1, m):
+            pair_j[q] = top[a]
+            pair_k[q] = top[b]
+            q += 1
+    if q == n_pairs:
+        return pair_j, pair_k
+    for a in range(n_anchor):
+        for o in range(m, ranked.shape[0]):
+            pair_j[q] = min(ranked[a], ranked[o])
+            pair_k[q] = max(ranked[a], ranked[o])
+            q += 1
+    span = np.int64(max(pair_k.max(), 0) + 1)
+    order = np.argsort(pair_j * span + pair_k, kind="mergesort")
+    return pair_j[order], pair_k[order]
 
 
 @njit(**NUMBA_OPTS)
@@ -218,7 +289,7 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
     -------
     RefinedPairs
     """
-    node_labels, node_targets, node_weight, counts, w_total, t_sum, _ = gather_node(
+    node_labels, node_targets, node_weight, counts, w_total, t_sum, base = gather_node(
         rows, labels, targets, sample_weight, n_classes, criterion)
     n_pairs = pair_j.shape[0]
     coarse_proxy = np.full(n_pairs, -np.inf)
@@ -242,6 +313,10 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
     n_chosen = chosen.shape[0]
     angles = np.empty(n_chosen)
     proxies = np.empty(n_chosen)
+    weights = np.empty(n_chosen)
+    cut_proxies = np.empty(n_chosen)
+    thresholds = np.empty(n_chosen)
+    missing_left = np.zeros(n_chosen, dtype=np.bool_)
     for c in prange(n_chosen):
         q = chosen[c]
         j = pair_j[q]
@@ -250,6 +325,8 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
                              counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
         theta = coarse_angle[q]
         best = coarse_proxy[q]
+        best_cut = Cut(-np.inf, 0.0, False)
+        climbed = False
         step = math.pi / (2.0 * n_coarse)
         for _ in range(n_rounds):
             # lower angle first, so a tie between the two goes to it
@@ -260,8 +337,20 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
                                      ws.cuts)
                     if cut.proxy > best:
                         best = cut.proxy
+                        best_cut = cut
                         theta = trial
+                        climbed = True
             step *= 0.5
+        if not climbed:  # the coarse angle stands: its exact cut (it may have been binned)
+            best_cut = scan_angle(ws.pair_x, theta, inv_scale[j], inv_scale[k],
+                                  ws.rule_features, ws.rule_weights, ws.rows, ws.values,
+                                  ws.cuts)
         angles[c] = theta
         proxies[c] = best
-    return RefinedPairs(chosen, angles, proxies)
+        weights[c] = pair_rule_weight(math.cos(theta), math.sin(theta), inv_scale[j],
+                                      inv_scale[k])
+        cut_proxies[c] = best_cut.proxy
+        thresholds[c] = best_cut.threshold
+        missing_left[c] = best_cut.missing_left
+    return RefinedPairs(chosen, angles, proxies, weights, cut_proxies, thresholds, missing_left,
+                        base, w_total)

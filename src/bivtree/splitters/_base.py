@@ -6,6 +6,7 @@ routes the samples with the stored rule itself, so whatever a splitter decides
 is applied through exactly one definition of "goes left".
 """
 
+import functools
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -115,10 +116,23 @@ def make_split(features, weights, threshold, objective, *, category_mask=0, miss
                  bool(missing_left))
 
 
+@functools.lru_cache(maxsize=256)
+def _pair_positions(m):
+    """Positions ``(j, k)`` with ``j < k < m`` in lexicographic order (read-only, reused).
+
+    Every node of a fit asks for the pairs of a few feature counts; building
+    them anew (``np.triu_indices``) was a large part of a node's Python time.
+    """
+    j, k = np.triu_indices(m, 1)
+    j.flags.writeable = False
+    k.flags.writeable = False
+    return j, k
+
+
 def candidate_pairs(features):
     """All pairs ``(j, k)`` with ``j < k`` among the sorted ``features``, in lexicographic order."""
     features = np.asarray(features, dtype=ITYPE)
-    j, k = np.triu_indices(features.shape[0], 1)
+    j, k = _pair_positions(features.shape[0])
     return features[j], features[k]
 
 

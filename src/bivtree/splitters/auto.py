@@ -64,13 +64,13 @@ from typing import ClassVar
 import numpy as np
 
 from .._config import IMPURITY_EPSILON, SQUARED_ERROR
-from .._kernels.angle_search import coarse_to_fine_search
+from .._kernels.angle_search import coarse_to_fine_search, ranked_features, screened_pairs
 from .._kernels.criteria import summarize_samples
 from .._kernels.pair_scaling import node_min_max_scaling
 from .._kernels.traversal import partition_samples
 from .._threads import threads_for_work
 from .._validation import Integral, Interval, check_params
-from ._base import Splitter, candidate_pairs, register
+from ._base import BEATS_TOLERANCE, Splitter, make_split, register
 from ._pairs import best_direction_split, finish_bivariate
 from .orientations import orientation_directions
 from .univariate import univariate_cuts, univariate_split_from_cuts
@@ -85,6 +85,11 @@ def spread_rows(samples, size):
     if n <= size:
         return samples
     return samples[(np.arange(size, dtype=np.int64) * n) // size]
+
+
+def node_key(samples, feature_key):
+    """A node's key in the lookahead's caches: its samples (in order) and candidate features."""
+    return hashlib.blake2b(samples.tobytes() + feature_key, digest_size=16).digest()
 
 
 def split_samples(data, samples, split):
@@ -102,40 +107,9 @@ def with_univariate(candidates, univariate, every):
     return candidates
 
 
-def ranked_features(features, proxies, inv_scale):
-    """The varying ``features``, best univariate proxy first.
-
-    Ties go to the lower feature index; features without a valid cut come last.
-    """
-    varying = inv_scale[features] > 0
-    order = np.lexsort((features, -np.where(np.isfinite(proxies), proxies, -np.inf)))
-    return features[order[varying[order]]]
-
-
 def screened_features(features, proxies, inv_scale, size):
     """The ``size`` varying ``features`` with the best univariate proxies, sorted by index."""
     return np.sort(ranked_features(features, proxies, inv_scale)[:size])
-
-
-def screened_pairs(features, proxies, inv_scale, size, n_anchors):
-    """The pairs the focused search scans, as ``(pair_j, pair_k)`` in lexicographic order.
-
-    Every pair among the ``size`` best varying features, and every pair of one
-    of the ``n_anchors`` best with any other varying feature.
-    """
-    ranked = ranked_features(features, proxies, inv_scale)
-    top = np.sort(ranked[:size])
-    pair_j, pair_k = candidate_pairs(top)
-    anchors = ranked[:min(n_anchors, size)]
-    others = ranked[size:]
-    if anchors.size == 0 or others.size == 0:
-        return pair_j, pair_k
-    a = np.repeat(anchors, others.size)
-    b = np.tile(others, anchors.size)
-    pair_j = np.concatenate([pair_j, np.minimum(a, b)])
-    pair_k = np.concatenate([pair_k, np.maximum(a, b)])
-    order = np.lexsort((pair_k, pair_j))
-    return pair_j[order], pair_k[order]
 
 
 @register
@@ -254,7 +228,7 @@ class AutoSplitter(Splitter):
     def find_split(self, data, samples, features):
         if samples.shape[0] > self.lookahead_samples or data.criterion == SQUARED_ERROR:
             return self._search(data, samples, features)[0]
-        candidates = self._search(data, samples, features, every=True)
+        candidates = self._candidates(data, samples, features)
         if self.lookahead_candidates:
             candidates = candidates[:self.lookahead_candidates]
         if len(candidates) < 2:
@@ -277,24 +251,43 @@ class AutoSplitter(Splitter):
                            lookahead_candidates=len(candidates))
         return chosen
 
-    def prepare(self, data):
-        """A new fit: forget the leaf counts of the previous one."""
-        self._leaf_counts = (data, {})
+    def _candidates(self, data, samples, features, key=None):
+        """The one-step search's candidates at a node of the lookahead, best first (remembered).
 
-    def _leaf_cache(self, data):
-        """Leaf counts of the one-step trees grown in this fit, by node (samples and features).
-
-        Below a node's chosen split the one-step trees of its candidates are
-        searched again at each child, and the trees below the child's one-step
-        best are parts of the tree already counted; the counts are kept for
-        the fit (``prepare`` starts afresh; a fit on other data too). Threads
-        growing subtrees at once share them: an entry is a node's exact count
-        whichever thread writes it, so the tree does not depend on the threads.
+        A node's count and, later, the grower at that node ask for them; the
+        list is kept by node (``key``: its :func:`node_key`, computed if not given).
         """
-        cached = getattr(self, "_leaf_counts", None)
+        if samples.shape[0] < _CACHED_NODE_SIZE:
+            return self._search(data, samples, features, every=True)
+        splits = self._lookahead_cache(data)[1]
+        if key is None:
+            key = node_key(samples, features.tobytes())
+        candidates = splits.get(key)
+        if candidates is None:
+            candidates = splits[key] = self._search(data, samples, features, every=True)
+        return candidates
+
+    def prepare(self, data):
+        """A new fit: forget the leaf counts and splits of the previous one."""
+        self._lookahead = (data, {}, {})
+
+    def _lookahead_cache(self, data):
+        """Leaf counts and one-step best splits of this fit's lookahead, by node.
+
+        ``(leaf counts, candidates)``, each keyed by :func:`node_key`. Below a
+        node's chosen split the one-step trees of its candidates are searched
+        again at each child, and the trees below the child's one-step best are
+        parts of the tree already counted; a count cut short by its budget
+        leaves its nodes' candidates, which a later count or the grower reuses. Both are kept
+        for the fit (``prepare`` starts afresh; a fit on other data too).
+        Threads growing subtrees at once share them: an entry is a node's exact
+        count or split whichever thread writes it, so the tree does not depend
+        on the threads.
+        """
+        cached = getattr(self, "_lookahead", None)
         if cached is None or cached[0] is not data:
-            cached = self._leaf_counts = (data, {})
-        return cached[1]
+            cached = self._lookahead = (data, {}, {})
+        return cached[1], cached[2]
 
     def _greedy_leaves(self, data, nodes, features, budget=None):
         """Leaves of the trees that the one-step search grows on ``nodes`` down to pure leaves.
@@ -305,7 +298,7 @@ class AutoSplitter(Splitter):
         must exceed it (and returns more than ``budget``). Iterative: a tree of
         ``n`` samples may be ``n`` levels deep.
         """
-        cache = self._leaf_cache(data)
+        cache = self._lookahead_cache(data)[0]
         feature_key = features.tobytes()
         leaves = 0
         # ("visit", node) or ("done", key, leaves before the node): a post-order walk, so
@@ -323,7 +316,7 @@ class AutoSplitter(Splitter):
             pending -= 1
             key = None
             if node.size >= _CACHED_NODE_SIZE:
-                key = hashlib.blake2b(node.tobytes() + feature_key, digest_size=16).digest()
+                key = node_key(node, feature_key)
                 if key in cache:
                     leaves += cache[key]
                     continue
@@ -332,7 +325,9 @@ class AutoSplitter(Splitter):
                                                data.criterion)
             split = None
             if impurity > IMPURITY_EPSILON:
-                split = self._search(data, node, features)[0]
+                # the grower asks this node for its candidates if it gets there: search
+                # them all now (a few more rescans) rather than again then
+                split = self._candidates(data, node, features, key)[0]
             children = () if split is None else split_samples(data, node, split)
             if not children or children[0].size == 0 or children[1].size == 0:
                 leaves += 1
@@ -372,6 +367,29 @@ class AutoSplitter(Splitter):
             return self._coarse_to_fine(data, samples, rows, pair_j, pair_k, univariate,
                                         scaling.inv_scale, every)
 
+    @staticmethod
+    def _refined_split(found, c, pair_j, pair_k, univariate):
+        """Refined candidate ``c`` scanned on the whole node, if it beats ``univariate``.
+
+        The search scanned the stored rule ``x_j + w x_k`` of its angle with the
+        routing arithmetic, as :func:`~bivtree.splitters._pairs.finish_bivariate`
+        would again.
+        """
+        weight = found.weights[c]
+        if not np.isfinite(weight) or weight == 0.0 or not np.isfinite(found.cut_proxies[c]):
+            return univariate
+        objective = found.base - found.cut_proxies[c]
+        if univariate is not None:
+            # the tolerance of finish_bivariate: rounding, never a real improvement
+            tolerance = BEATS_TOLERANCE * max(found.w_node, abs(found.base))
+            if objective >= univariate.objective - tolerance:
+                return univariate
+        q = found.pairs[c]
+        return make_split([pair_j[q], pair_k[q]], [1.0, weight], found.thresholds[c], objective,
+                          missing_left=bool(found.missing_left[c]), kind="bivariate",
+                          direction=int(c), n_pairs=int(pair_j.size),
+                          angle=float(np.degrees(found.angles[c])))
+
     def _coarse_to_fine(self, data, samples, rows, pair_j, pair_k, univariate, inv_scale,
                         every=False):
         """``[best]`` of ``univariate`` and the refined directions of ``(pair_j, pair_k)``.
@@ -398,10 +416,14 @@ class AutoSplitter(Splitter):
 
         # on a part of the node the ranking is approximate: every refined
         # candidate gets its exact threshold on all samples and the best is
-        # kept; on the whole node the first one is the best
+        # kept; on the whole node the first one is the best, and the search
+        # already scanned its stored rule exactly
         whole = rows.shape[0] == samples.shape[0]
         best, best_c = univariate, -1
-        for c in (ranked[:1] if whole else ranked):
+        if whole and ranked.size:
+            best = self._refined_split(found, ranked[0], pair_j, pair_k, univariate)
+            best_c = ranked[0] if best is not univariate else -1
+        for c in ([] if whole else ranked):
             split = finish(c, best)
             if split is not best:
                 best, best_c = split, c
