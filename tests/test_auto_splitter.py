@@ -162,7 +162,7 @@ def test_lookahead_grows_fewer_leaves_on_noisy_classes():
     X, y = _data(250, 6, 3)
     y = np.where(np.random.default_rng(3).random(y.size) < 0.15, 1 - y, y)
     lookahead = BivariateTreeClassifier(splitter_options=_LOOKAHEAD).fit(X, y)
-    one_step = BivariateTreeClassifier().fit(X, y)  # the default: no lookahead
+    one_step = BivariateTreeClassifier(splitter_options=_NO_LOOKAHEAD).fit(X, y)
     assert lookahead.get_n_leaves() < one_step.get_n_leaves()
     assert any(info and info.get("lookahead_rank", 0) > 0 for info in lookahead.split_info_)
     assert not any(info and "lookahead_rank" in info for info in one_step.split_info_)

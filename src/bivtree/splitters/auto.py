@@ -21,25 +21,29 @@ At every node:
 Every bivariate candidate is re-scanned as the rule it is stored as and kept
 only if it beats the best univariate split (as in every bivariate splitter).
 
-Lookahead (an option, off by default): with ``lookahead_samples`` set, a
-classification node of at most that many samples does not simply take the best
-of these candidates (steps 1-3 are the *one-step search*). Its candidates are
-the best split, the other refined bivariate candidates that beat the best
-univariate split (step 3 scores them all on the whole node), and the best
-univariate split (the first ``lookahead_candidates`` of them, when set); below
-each, the one-step search grows both children down to pure leaves (or nodes
-without a valid split), and the candidate with the fewest leaves wins, ties to
-the earlier one (the one-step best first). An unpruned tree's leaves are mostly
+Lookahead: a classification node of at most ``lookahead_samples`` samples (64
+by default) does not simply take the best of these candidates (steps 1-3 are
+the *one-step search*). Its candidates are the best split, the other refined
+bivariate candidates that beat the best univariate split (step 3 scores them
+all on the whole node), and the best univariate split (the first
+``lookahead_candidates`` of them, 2 by default; 0: all); below each, the
+one-step search grows both children down to pure leaves (or nodes without a
+valid split), and the candidate with the fewest leaves wins, ties to the
+earlier one (the one-step best first). An unpruned tree's leaves are mostly
 those of its small nodes, where the best impurity decrease is a poor guide to
-how many more cuts a child needs: on the sets of ``benchmarks/bench_peers.py``,
-``lookahead_samples=256`` lowers the leaf count of unpruned trees by 7 % and
-raises their mean accuracy by half a point, for about three times the search's
-CPU time (``lookahead_candidates=2``: 5 % fewer leaves for twice the time). It
-is off by default because that cost falls on every small node: on a fully grown
-tree of noisy data most nodes are small, and a 10,000-row fit then costs 2 to 4
-times as much. Regression nodes (whose greedy subtrees end at single target
-values) skip it. The chosen split's ``info`` records ``lookahead_rank`` (0: the
-one-step best), ``lookahead_leaves`` and ``lookahead_candidates``.
+how many more cuts a child needs. Every node's candidates and leaf count are
+remembered for the fit, so a node the lookahead has searched is not searched
+again when the tree is grown there. On the sets of
+``benchmarks/bench_peers.py`` the defaults (with ``max_pair_features=10``) grow
+unpruned trees with 1.6 % fewer leaves than without the lookahead
+(``max_pair_features=12``) at the same mean accuracy and about the same CPU
+time; ``lookahead_samples=256`` with every candidate counted gives about 7 %
+fewer leaves for about three times the CPU time. The lookahead grows its
+subtrees to purity whatever the tree's own limits (``max_depth``,
+``min_samples_split``...); set ``lookahead_samples=0`` for the one-step search.
+Regression nodes (whose greedy subtrees end at single target values) skip it.
+The chosen split's ``info`` records ``lookahead_rank`` (0: the one-step best),
+``lookahead_leaves`` and ``lookahead_candidates``.
 
 Guarantees: the split is never worse than the exact best univariate split (a
 bivariate split is chosen only if it beats it); without lookahead (regression,
@@ -123,7 +127,7 @@ class AutoSplitter(Splitter):
     exhaustive_work : int, default=0
         A node gets the exhaustive search when ``n_samples * n_pairs * n_directions``
         is at most this.
-    max_pair_features : int, default=12
+    max_pair_features : int, default=10
         Otherwise, the pairs among this many features (best univariate cuts) are
         searched; nodes of fewer than ``2 * max_pair_features`` samples screen half
         as many features as they have samples, at least 4.
@@ -142,13 +146,13 @@ class AutoSplitter(Splitter):
         Step-halving rounds of the refinement.
     max_scan_samples : int, default=4096
         Larger nodes choose directions on this many of their samples.
-    lookahead_samples : int, default=0
+    lookahead_samples : int, default=64
         Classification nodes of at most this many samples choose, among the
         one-step search's candidates (the best split, the other refined
         bivariate splits that beat the best univariate one, and that one), the
         split below which the one-step search grows the fewest leaves (0: no
-        lookahead; 256 gives fewer leaves for about three times the CPU time).
-    lookahead_candidates : int, default=0
+        lookahead).
+    lookahead_candidates : int, default=2
         With the lookahead, count the leaves below the first this many
         candidates only (best first; 0: all of them).
     """
@@ -172,9 +176,9 @@ class AutoSplitter(Splitter):
     }
     estimator_params = ("n_orientations",)
 
-    def __init__(self, n_orientations=30, exhaustive_work=0, max_pair_features=12, n_anchors=1,
+    def __init__(self, n_orientations=30, exhaustive_work=0, max_pair_features=10, n_anchors=1,
                  n_coarse=5, n_bins=32, n_refine=3, n_rounds=5, max_scan_samples=4096,
-                 lookahead_samples=0, lookahead_candidates=0):
+                 lookahead_samples=64, lookahead_candidates=2):
         options = {"n_orientations": n_orientations, "exhaustive_work": exhaustive_work,
                    "max_pair_features": max_pair_features, "n_anchors": n_anchors,
                    "n_coarse": n_coarse,
@@ -407,23 +411,22 @@ class AutoSplitter(Splitter):
         # best refined proxy first; ties keep the coarse order (pair index)
         ranked = np.argsort(-found.proxies, kind="stable")
         ranked = ranked[np.isfinite(found.proxies[ranked])]
-        dir_a, dir_b = np.cos(found.angles), np.sin(found.angles)
+        # on a part of the node the ranking is approximate: every refined
+        # candidate gets its exact threshold on all samples and the best is
+        # kept; on the whole node the first one is the best, and the search
+        # already scanned each refined rule exactly
+        whole = rows.shape[0] == samples.shape[0]
+        dir_a, dir_b = (None, None) if whole else (np.cos(found.angles), np.sin(found.angles))
 
         def finish(c, against):
+            if whole:
+                return self._refined_split(found, c, pair_j, pair_k, against)
             return finish_bivariate(data, samples, against, found.pairs[c], pair_j, pair_k,
                                     dir_a, dir_b, c, inv_scale, n_pairs=int(pair_j.size),
                                     angle=float(np.degrees(found.angles[c])))
 
-        # on a part of the node the ranking is approximate: every refined
-        # candidate gets its exact threshold on all samples and the best is
-        # kept; on the whole node the first one is the best, and the search
-        # already scanned its stored rule exactly
-        whole = rows.shape[0] == samples.shape[0]
         best, best_c = univariate, -1
-        if whole and ranked.size:
-            best = self._refined_split(found, ranked[0], pair_j, pair_k, univariate)
-            best_c = ranked[0] if best is not univariate else -1
-        for c in ([] if whole else ranked):
+        for c in (ranked[:1] if whole else ranked):
             split = finish(c, best)
             if split is not best:
                 best, best_c = split, c
