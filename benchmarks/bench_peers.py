@@ -11,9 +11,10 @@ per fit (``time.process_time`` of this process; every library runs one thread:
 ``n_jobs=1`` and ``OMP_NUM_THREADS=1``, set before anything is imported).
 
 Pruned trees: the same procedure for every tool. Inside each training fold a
-stratified 75/25 split chooses ``ccp_alpha`` from one fixed grid (the tool fitted
-on the 75 % with each value, scored on the 25 %; ties to the larger value), then
-the tool is refitted on the whole training fold with it. bivtree and
+stratified 3-fold cross-validation chooses ``ccp_alpha`` from one fixed grid (the
+tool fitted on two inner folds with each value, scored on the third; the best
+mean accuracy wins, ties to the larger value), then the tool is refitted on the
+whole training fold with it. bivtree and
 scikit-learn prune their grown tree (the same trees as refitting with
 ``ccp_alpha``); obliquetree is refitted once per value, with the value in its
 own units (times the number of training rows: its ``ccp_alpha`` counts
@@ -39,7 +40,7 @@ import sys
 import time
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
 from bivtree import BivariateTreeClassifier
@@ -50,6 +51,8 @@ from bivtree.pruning import prune_tree
 SETS = ["pima", "wdbc", "vehicle", "segment", "spambase", "satimage", "penbased", "letter"]
 TOOLS = ["auto", "orientations", "optimal", "obliquetree", "sklearn"]
 ALPHAS = [0.0, 1e-4, 3e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2]
+#: folds of the inner cross-validation that chooses ``ccp_alpha`` in each training fold
+INNER_FOLDS = 3
 FIELDS = ["set", "tool", "pruning", "fold", "accuracy", "leaves", "cpu_s", "wall_s", "alpha",
           "note"]
 
@@ -91,22 +94,27 @@ def fit_timed(model, X, y):
 
 
 def choose_alpha(tool, X, y, optimal_limit):
-    """``ccp_alpha`` from :data:`ALPHAS` by a stratified 75/25 split of the training fold."""
-    X_fit, X_val, y_fit, y_val = train_test_split(X, y, test_size=0.25, stratify=y,
-                                                  random_state=0)
-    scores = []
-    if tool in ("auto", "orientations", "optimal"):
-        model = make_tool(tool, optimal_limit)
-        model.fit(X_fit, y_fit)
-        for alpha in ALPHAS:
-            predict, _ = pruned_predictor(tool, model, alpha)
-            scores.append(np.mean(predict(X_val) == y_val))
-    else:
-        for alpha in ALPHAS:
-            model = make_tool(tool, optimal_limit, ccp_alpha=alpha,
-                              n_fit=len(y_fit)).fit(X_fit, y_fit)
-            scores.append(np.mean(model.predict(X_val) == y_val))
-    best = max(scores)
+    """``ccp_alpha`` from :data:`ALPHAS` by stratified ``INNER_FOLDS``-fold CV of the training fold.
+
+    The mean validation accuracy over the inner folds decides; ties go to the
+    larger value.
+    """
+    inner = StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=0)
+    scores = np.zeros(len(ALPHAS))
+    for fit_rows, val_rows in inner.split(X, y):
+        X_fit, X_val, y_fit, y_val = X[fit_rows], X[val_rows], y[fit_rows], y[val_rows]
+        if tool in ("auto", "orientations", "optimal"):
+            model = make_tool(tool, optimal_limit)
+            model.fit(X_fit, y_fit)
+            for a, alpha in enumerate(ALPHAS):
+                predict, _ = pruned_predictor(tool, model, alpha)
+                scores[a] += np.mean(predict(X_val) == y_val)
+        else:
+            for a, alpha in enumerate(ALPHAS):
+                model = make_tool(tool, optimal_limit, ccp_alpha=alpha,
+                                  n_fit=len(y_fit)).fit(X_fit, y_fit)
+                scores[a] += np.mean(model.predict(X_val) == y_val)
+    best = scores.max()
     return max(a for a, s in zip(ALPHAS, scores) if s == best)
 
 
