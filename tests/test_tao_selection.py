@@ -18,6 +18,7 @@ from bivtree import (
     TAOTreeClassifier,
     TAOTreeClassifierCV,
     TAOTreeRegressorCV,
+    export_text,
     load_model,
     save_model,
 )
@@ -221,6 +222,42 @@ def test_regression_selector():
                                cv.cv_results_["alpha"] * 240 / np.var(y))
 
 
+def _categorical_table(n=300, seed=0):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    table = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                          "colour": pd.Categorical(rng.choice(["red", "green", "blue"], n)),
+                          "grade": rng.choice(["low", "high"], n)})
+    y = ((table.a + 2 * (table.colour == "red")) > 0.5).astype(int).to_numpy()
+    return table, y
+
+
+@pytest.mark.parametrize("restarts", [True, False])
+def test_selectors_take_category_columns(restarts):
+    # a DataFrame's category and text columns reach every initial tree and TAO fit (and
+    # the restarts' start): before, the restarts refused the initial tree's subset nodes
+    table, y = _categorical_table()
+    cv = TAOTreeClassifierCV(**{**SMALL, "restarts": restarts}).fit(table, y)
+    best = cv.best_estimator_
+    assert best.is_categorical_.tolist() == [False, False, True, True]
+    assert list(best.categories_[2]) == ["blue", "green", "red"]
+    assert bool(np.any(best.tree_.is_categorical))
+    assert "colour" in export_text(best)
+    assert cv.score(table, y) > 0.95
+    regressor = TAOTreeRegressorCV(**SMALL).fit(table, y.astype(float))
+    assert regressor.best_estimator_.is_categorical_.tolist() == [False, False, True, True]
+
+
+def test_selectors_take_categorical_features_by_index():
+    table, y = _categorical_table()
+    X = np.column_stack([table.a, table.b, table.colour.cat.codes, table.grade == "high"])
+    by_index = TAOTreeClassifierCV(**SMALL, categorical_features=[2, 3]).fit(X, y)
+    assert by_index.best_estimator_.is_categorical_.tolist() == [False, False, True, True]
+    numeric = TAOTreeClassifierCV(**SMALL, categorical_features=None).fit(X, y)
+    assert numeric.best_estimator_.is_categorical_ is None  # every column numeric
+
+
 def test_verbose_reports_progress():
     X, y = blobs(150, 3, 10)
     out = io.StringIO()
@@ -421,6 +458,26 @@ def test_command_line_fits_tao(capsys, tmp_path, csv_table, model):
     assert isinstance(loaded, TAOTreeClassifier)
     X = frame[["a", "b", "c"]]
     assert loaded.score(X, frame["label"]) > 0.8
+
+
+@pytest.mark.parametrize("model", ["tao", "tao-cv"])
+def test_command_line_tao_reads_text_columns_as_categories(capsys, tmp_path, model):
+    from bivtree.cli import main
+
+    table, y = _categorical_table(240)
+    table["label"] = np.where(y == 1, "yes", "no")
+    table.loc[3, "b"] = np.nan  # an empty cell
+    path = tmp_path / "dirty.csv"
+    table.to_csv(path, index=False)
+    out_path = tmp_path / "m.json"
+    extra = ["--set", "alpha=0.01"] if model == "tao" else ["--set", "n_lambdas=4",
+                                                            "--set", "cv=2"]
+    assert main(["fit", str(path), "--target", "label", "--model", model, "--max-depth", "3",
+                 "-o", str(out_path), *extra]) == 0
+    capsys.readouterr()
+    loaded = load_model(out_path)
+    assert loaded.is_categorical_.tolist() == [False, False, True, True]
+    assert loaded.score(table.drop(columns="label"), table["label"]) > 0.9
 
 
 def test_command_line_refuses_greedy_options_for_tao(capsys, tmp_path, csv_table):

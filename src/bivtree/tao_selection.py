@@ -160,7 +160,7 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
     """
     cls = TAOTreeClassifier if is_clf else TAOTreeRegressor
     regression = not is_clf
-    initial_state = TAOState.from_tree(tree, regression)
+    initial_state = None  # the restarts' start: known once a fit has encoded the columns
 
     def remaining():
         return None if deadline is None else max(deadline - time.perf_counter(), 1e-6)
@@ -199,6 +199,9 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
                     cold._pair_features = pair_features
                     cold._search_memos = memos
                 else:
+                    if initial_state is None:
+                        initial_state = TAOState.from_tree(tree, regression,
+                                                           cold._categorical_columns())
                     cold._tao_state = initial_state.copy()
                     cold.set_params(warm_start=True)
                 cold.set_params(alpha=a, time_limit=remaining()).fit(X, y, sample_weight)
@@ -259,7 +262,8 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         "bivariate_splitter": [InstanceOf(str, "a splitter name")],
         **{name: BaseBivariateTree._parameter_constraints[name]
            for name in ("max_depth", "min_samples_leaf", "n_orientations", "max_pairs",
-                        "random_state", "verbose")},
+                        "random_state", "verbose", "categorical_features",
+                        "max_categories")},
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
         "n_jobs": [None, Integral],
@@ -268,7 +272,7 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
     def __init__(self, *, feature_costs, inits, lambda_min, lambda_max_fraction, n_lambdas,
                  max_refine, restarts, pair_features, cv, rule, refit, bivariate_splitter, max_depth,
                  min_samples_leaf, n_orientations, max_pairs, max_iter, time_limit, n_jobs,
-                 random_state, verbose):
+                 random_state, verbose, categorical_features, max_categories):
         self.feature_costs = feature_costs
         self.inits = inits
         self.lambda_min = lambda_min
@@ -290,6 +294,8 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
+        self.max_categories = max_categories
 
     # ----------------------------------------------------------- parameters
     def _checked_grids(self):
@@ -329,7 +335,8 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
     def _tao_params(self, feature_cost, n_jobs):
         cls = TAOTreeClassifier if self._is_classifier() else TAOTreeRegressor
         params = {"feature_cost": feature_cost, "n_orientations": self.n_orientations,
-                  "max_pairs": self.max_pairs, "max_iter": self.max_iter, "n_jobs": n_jobs}
+                  "max_pairs": self.max_pairs, "max_iter": self.max_iter, "n_jobs": n_jobs,
+                  **self._categorical_params()}
         if self._is_classifier() and getattr(self, "class_weight", None) is not None:
             params["class_weight"] = self.class_weight
         return cls, params
@@ -337,10 +344,16 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
     def _tree_params(self, n_jobs):
         params = {"max_depth": self.max_depth, "min_samples_leaf": self.min_samples_leaf,
                   "n_orientations": self.n_orientations, "max_pairs": self.max_pairs,
-                  "n_jobs": n_jobs, "random_state": self.random_state}
+                  "n_jobs": n_jobs, "random_state": self.random_state,
+                  **self._categorical_params()}
         if self._is_classifier() and getattr(self, "class_weight", None) is not None:
             params["class_weight"] = self.class_weight
         return params
+
+    def _categorical_params(self):
+        """The categorical columns' parameters, the same for every fit of the selection."""
+        return {"categorical_features": self.categorical_features,
+                "max_categories": self.max_categories}
 
     def _splitter_of(self, init):
         return self.bivariate_splitter if init == "bivariate" else INIT_SPLITTERS[init]
@@ -365,8 +378,8 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         costs, inits = self._checked_grids()
         is_clf = self._is_classifier()
         # the data checks of the estimators themselves, once, up front
-        probe_cls, _ = self._tao_params(1.0, 1)
-        probe = probe_cls()
+        probe_cls, probe_params = self._tao_params(1.0, 1)
+        probe = probe_cls(**probe_params)
         X_checked, y_checked, sw = probe._validate_fit_data(X, y, sample_weight)
         if is_clf:
             probe._encode_classes(y_checked, sw)
@@ -717,6 +730,14 @@ _CV_DOC = """
         Seeds the folds (when ``cv`` is an int) and the initial trees.
     verbose : int, default=0
         Progress lines; 2 adds joblib's.
+    categorical_features : array-like of int, str or bool, "from_dtype" or None, \
+default="from_dtype"
+        Columns split by category sets (``x in {a, b}``), given to every
+        initial tree and TAO fit (see :class:`~bivtree.TAOTreeClassifier`);
+        ``"from_dtype"`` takes a DataFrame's ``category`` and text columns.
+    max_categories : int, default=None
+        Categories kept per categorical column, as for
+        :class:`~bivtree.BivariateTreeClassifier`.
 """
 
 _CV_ATTRIBUTES = """
@@ -790,7 +811,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
                  bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
                  max_iter=50, time_limit=None, class_weight=None, n_jobs=None,
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=0,
+                 categorical_features="from_dtype", max_categories=None):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
@@ -799,7 +821,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
             bivariate_splitter=bivariate_splitter, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
             max_pairs=max_pairs, max_iter=max_iter, time_limit=time_limit, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose)
+            random_state=random_state, verbose=verbose,
+            categorical_features=categorical_features, max_categories=max_categories)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -830,7 +853,8 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
                  restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
                  bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
-                 max_iter=50, time_limit=None, n_jobs=None, random_state=None, verbose=0):
+                 max_iter=50, time_limit=None, n_jobs=None, random_state=None, verbose=0,
+                 categorical_features="from_dtype", max_categories=None):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
@@ -839,7 +863,8 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
             bivariate_splitter=bivariate_splitter, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
             max_pairs=max_pairs, max_iter=max_iter, time_limit=time_limit, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose)
+            random_state=random_state, verbose=verbose,
+            categorical_features=categorical_features, max_categories=max_categories)
 
     def _is_classifier(self):
         return False
