@@ -173,6 +173,23 @@ def test_lookahead_grows_fewer_leaves_on_noisy_classes():
     assert counted and max(counted) == 2
 
 
+@pytest.mark.parametrize("limit", [{"max_depth": 5}, {"max_leaf_nodes": 12},
+                                   {"min_samples_split": 6}, {"min_impurity_decrease": 1e-3}])
+def test_the_lookahead_is_off_by_default_where_a_limit_stops_the_growth(limit):
+    # it counts the leaves of trees grown to purity: not the tree a limit grows
+    X, y = _data(300, 6, 3)
+    y = np.where(np.random.default_rng(3).random(y.size) < 0.2, 1 - y, y)
+    limited = BivariateTreeClassifier(**limit).fit(X, y)
+    one_step = BivariateTreeClassifier(**limit, splitter_options=_NO_LOOKAHEAD).fit(X, y)
+    assert _tree_json(limited) == _tree_json(one_step)
+    asked = BivariateTreeClassifier(**limit, splitter_options={"lookahead_samples": 64})
+    assert any(info and "lookahead_rank" in info for info in asked.fit(X, y).split_info_)
+    grown = BivariateTreeClassifier().fit(X, y)
+    assert _tree_json(grown) == _tree_json(
+        BivariateTreeClassifier(splitter_options={"lookahead_samples": 64}).fit(X, y))
+    assert any(info and "lookahead_rank" in info for info in grown.split_info_)
+
+
 def test_regression_trees_do_not_depend_on_the_lookahead():
     X, y = _data(200, 5, 4, "regression")
     on = BivariateTreeRegressor(max_depth=8, splitter_options=_LOOKAHEAD).fit(X, y)

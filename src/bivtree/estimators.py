@@ -636,6 +636,11 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         if name == "feature_names":  # the columns' names, for options that name columns
             names = getattr(self, "feature_names_in_", None)
             return None if names is None else list(names)
+        if name == "grows_to_purity":  # no limit stops the growth before pure leaves
+            return (self.max_depth is None and self.max_leaf_nodes is None
+                    and self.min_impurity_decrease == 0
+                    and isinstance(self.min_samples_split, numbers.Integral)
+                    and self.min_samples_split <= 2)
         return self.get_params(deep=False)[name]
 
     def _accepts_missing(self):

@@ -21,9 +21,11 @@ At every node:
 Every bivariate candidate is re-scanned as the rule it is stored as and kept
 only if it beats the best univariate split (as in every bivariate splitter).
 
-Lookahead: a classification node of at most ``lookahead_samples`` samples (64
-by default) does not simply take the best of these candidates (steps 1-3 are
-the *one-step search*). Its candidates are the best split, the other refined
+Lookahead: in a tree grown to purity (the estimators' default: no
+``max_depth``, ``max_leaf_nodes``, ``min_samples_split`` or
+``min_impurity_decrease`` limit), a classification node of at most
+``lookahead_samples`` samples (64 by default) does not simply take the best of
+these candidates (steps 1-3 are the *one-step search*). Its candidates are the best split, the other refined
 bivariate candidates that beat the best univariate split (step 3 scores them
 all on the whole node), and the best univariate split (the first
 ``lookahead_candidates`` of them, 2 by default; 0: all); below each, the
@@ -39,8 +41,9 @@ unpruned trees with 1.6 % fewer leaves than without the lookahead
 (``max_pair_features=12``) at the same mean accuracy and about the same CPU
 time; ``lookahead_samples=256`` with every candidate counted gives about 7 %
 fewer leaves for about three times the CPU time. The lookahead grows its
-subtrees to purity whatever the tree's own limits (``max_depth``,
-``min_samples_split``...); set ``lookahead_samples=0`` for the one-step search.
+subtrees to purity, so a tree with one of those limits gets the one-step
+search unless ``lookahead_samples`` is set; ``lookahead_samples=0`` turns it
+off.
 Regression nodes (whose greedy subtrees end at single target values) skip it.
 The chosen split's ``info`` records ``lookahead_rank`` (0: the one-step best),
 ``lookahead_leaves`` and ``lookahead_candidates``.
@@ -73,11 +76,14 @@ from .._kernels.criteria import summarize_samples
 from .._kernels.pair_scaling import node_min_max_scaling
 from .._kernels.traversal import partition_samples
 from .._threads import threads_for_work
-from .._validation import Integral, Interval, check_params
+from .._validation import Integral, Interval, Options, check_params
 from ._base import BEATS_TOLERANCE, Splitter, make_split, register
 from ._pairs import best_direction_split, finish_bivariate
 from .orientations import orientation_directions
 from .univariate import univariate_cuts, univariate_split_from_cuts
+
+#: the lookahead's node size when the tree grows to purity (``lookahead_samples="auto"``)
+LOOKAHEAD_SAMPLES = 64
 
 #: nodes of fewer samples are counted again rather than remembered (cheap, and most nodes)
 _CACHED_NODE_SIZE = 8
@@ -146,15 +152,20 @@ class AutoSplitter(Splitter):
         Step-halving rounds of the refinement.
     max_scan_samples : int, default=4096
         Larger nodes choose directions on this many of their samples.
-    lookahead_samples : int, default=64
+    lookahead_samples : int or "auto", default="auto"
         Classification nodes of at most this many samples choose, among the
         one-step search's candidates (the best split, the other refined
         bivariate splits that beat the best univariate one, and that one), the
         split below which the one-step search grows the fewest leaves (0: no
-        lookahead).
+        lookahead). ``"auto"``: 64 when the tree grows to purity
+        (``grows_to_purity``), else 0.
     lookahead_candidates : int, default=2
         With the lookahead, count the leaves below the first this many
         candidates only (best first; 0: all of them).
+    grows_to_purity : bool, default=True
+        Whether the tree is grown until its leaves are pure: set by the
+        estimators (false with ``max_depth``, ``max_leaf_nodes``,
+        ``min_samples_split`` above 2 or ``min_impurity_decrease``).
     """
 
     name = "auto"
@@ -171,14 +182,15 @@ class AutoSplitter(Splitter):
         "n_refine": [Interval(Integral, 1, None, closed="left")],
         "n_rounds": [Interval(Integral, 0, None, closed="left")],
         "max_scan_samples": [Interval(Integral, 2, None, closed="left")],
-        "lookahead_samples": [Interval(Integral, 0, None, closed="left")],
+        "lookahead_samples": [Interval(Integral, 0, None, closed="left"), Options(("auto",))],
         "lookahead_candidates": [Interval(Integral, 0, None, closed="left")],
+        "grows_to_purity": ["boolean"],
     }
-    estimator_params = ("n_orientations",)
+    estimator_params = ("n_orientations", "grows_to_purity")
 
     def __init__(self, n_orientations=30, exhaustive_work=0, max_pair_features=10, n_anchors=1,
                  n_coarse=5, n_bins=32, n_refine=3, n_rounds=5, max_scan_samples=4096,
-                 lookahead_samples=64, lookahead_candidates=2):
+                 lookahead_samples="auto", lookahead_candidates=2, grows_to_purity=True):
         options = {"n_orientations": n_orientations, "exhaustive_work": exhaustive_work,
                    "max_pair_features": max_pair_features, "n_anchors": n_anchors,
                    "n_coarse": n_coarse,
@@ -186,10 +198,15 @@ class AutoSplitter(Splitter):
                    "n_refine": n_refine, "n_rounds": n_rounds,
                    "max_scan_samples": max_scan_samples,
                    "lookahead_samples": lookahead_samples,
-                   "lookahead_candidates": lookahead_candidates}
+                   "lookahead_candidates": lookahead_candidates,
+                   "grows_to_purity": grows_to_purity}
         check_params(f"the {self.name!r} splitter", options, self._parameter_constraints)
+        if lookahead_samples == "auto":
+            # the lookahead counts the leaves of trees grown to purity: a tree that
+            # its limits stop earlier is not the one it would compare
+            options["lookahead_samples"] = LOOKAHEAD_SAMPLES if grows_to_purity else 0
         for key, value in options.items():
-            setattr(self, key, int(value))
+            setattr(self, key, bool(value) if key == "grows_to_purity" else int(value))
         self.dir_a, self.dir_b = orientation_directions(self.n_orientations)
 
     def pairs_searched(self, n_features):
@@ -364,8 +381,9 @@ class AutoSplitter(Splitter):
                 best = best_direction_split(data, samples, features, univariate, self.dir_a,
                                             self.dir_b, scaling.offset, scaling.inv_scale)
             return with_univariate([best], univariate, every)
+        # (more anchors than features is every feature: kept within the kernel's integers)
         pair_j, pair_k = screened_pairs(features, cuts.proxies, scaling.inv_scale, screen,
-                                        self.n_anchors)
+                                        min(self.n_anchors, n_varying))
         rows = spread_rows(samples, self.max_scan_samples)
         with threads_for_work(rows.shape[0] * focused):
             return self._coarse_to_fine(data, samples, rows, pair_j, pair_k, univariate,
