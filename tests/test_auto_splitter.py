@@ -23,14 +23,18 @@ from hypothesis import strategies as st
 
 from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
 from bivtree._config import GINI
-from bivtree._kernels.angle_search import _bin_buffers, binned_cut, coarse_to_fine_search
+from bivtree._kernels.angle_search import (
+    _bin_buffers,
+    binned_cut,
+    coarse_to_fine_search,
+    ranked_features,
+)
 from bivtree._kernels.scan import CriterionCuts, gather_node, scan_values
 from bivtree.splitters import SplitData
 from bivtree.splitters._pairs import finish_bivariate
 from bivtree.splitters.auto import (
     _CACHED_NODE_SIZE,
     AutoSplitter,
-    screened_features,
     screened_pairs,
     spread_rows,
 )
@@ -307,6 +311,11 @@ def test_lookahead_searches_each_node_once():
     remembered = [key for key in searched if len(key) >= 8 * _CACHED_NODE_SIZE]
     assert len(remembered) > 50
     assert len(set(remembered)) == len(remembered)
+
+
+def screened_features(features, proxies, inv_scale, size):
+    """The ``size`` features the screening keeps (best univariate proxies), by index."""
+    return np.sort(ranked_features(features, proxies, inv_scale)[:size])
 
 
 def test_screening_keeps_the_best_univariate_features():

@@ -143,6 +143,42 @@ def total_loss(X, rows, children_left, children_right, features, weights, thresh
 
 
 @njit(**NUMBA_OPTS)
+def _scan_pseudolabel_prefixes(values, order, labels, weights, w0, w1, start0, start1,
+                               cut_after_last):
+    """The cut scan of :func:`scan_pseudolabels`, the left side starting at weights
+    ``start0`` / ``start1`` of the two labels (samples held aside on the left).
+
+    ``cut_after_last`` also scores the cut after the last sorted sample (every
+    sorted sample left, the held-aside ones right). Ties go to the first cut.
+    """
+    n = order.shape[0]
+    w_total = w0 + w1
+    l0 = start0
+    l1 = start1
+    best = -np.inf
+    best_pos = -1
+    for p in range(n):
+        i = order[p]
+        if labels[i] == 0:
+            l0 += weights[i]
+        else:
+            l1 += weights[i]
+        if p == n - 1:
+            if not cut_after_last:
+                break
+        elif values[order[p + 1]] <= values[i]:
+            continue
+        wl = l0 + l1
+        if wl <= 0.0 or w_total - wl <= 0.0:
+            continue
+        proxy = max(l0, l1) + max(w0 - l0, w1 - l1)
+        if proxy > best:
+            best = proxy
+            best_pos = p
+    return best, best_pos
+
+
+@njit(**NUMBA_OPTS)
 def scan_pseudolabels(values, order, labels, weights, w0, w1):
     """Best cut of two-class pseudolabelled samples sorted by ``values``.
 
@@ -159,28 +195,8 @@ def scan_pseudolabels(values, order, labels, weights, w0, w1):
     best_pos : int
         Last sorted position that goes left (``-1``: none).
     """
-    n = order.shape[0]
-    w_total = w0 + w1
-    l0 = 0.0
-    l1 = 0.0
-    best = -np.inf
-    best_pos = -1
-    for p in range(n - 1):
-        i = order[p]
-        if labels[i] == 0:
-            l0 += weights[i]
-        else:
-            l1 += weights[i]
-        if values[order[p + 1]] <= values[i]:
-            continue
-        wl = l0 + l1
-        if wl <= 0.0 or w_total - wl <= 0.0:
-            continue
-        proxy = max(l0, l1) + max(w0 - l0, w1 - l1)
-        if proxy > best:
-            best = proxy
-            best_pos = p
-    return best, best_pos
+    return _scan_pseudolabel_prefixes(values, order, labels, weights, w0, w1, 0.0, 0.0,
+                                      False)
 
 
 class PseudolabelCuts(NamedTuple):
@@ -240,35 +256,13 @@ def scan_pseudolabels_missing(values, order, missing, labels, weights, w0, w1):
             h0 += weights[i]
         else:
             h1 += weights[i]
-    n = order.shape[0]
-    w_total = w0 + w1
-    best = -np.inf
-    best_pos = -1
-    best_left = False
-    for side in range(2):
-        # side 0: missing samples right (prefix starts empty); side 1: left
-        l0 = h0 if side == 1 else 0.0
-        l1 = h1 if side == 1 else 0.0
-        for p in range(n):
-            i = order[p]
-            if labels[i] == 0:
-                l0 += weights[i]
-            else:
-                l1 += weights[i]
-            if p == n - 1:
-                if side == 1:
-                    break  # every sample left: not a cut
-            elif values[order[p + 1]] <= values[i]:
-                continue
-            wl = l0 + l1
-            if wl <= 0.0 or w_total - wl <= 0.0:
-                continue
-            proxy = max(l0, l1) + max(w0 - l0, w1 - l1)
-            if proxy > best:
-                best = proxy
-                best_pos = p
-                best_left = side == 1
-    return best, best_pos, best_left
+    right, right_pos = _scan_pseudolabel_prefixes(values, order, labels, weights, w0, w1,
+                                                  0.0, 0.0, True)
+    left, left_pos = _scan_pseudolabel_prefixes(values, order, labels, weights, w0, w1, h0,
+                                                h1, False)
+    if left > right:
+        return left, left_pos, True
+    return right, right_pos, False
 
 
 @overload(best_cut_missing)

@@ -42,15 +42,27 @@ def finish_bivariate(data, samples, univariate, best_pair, pair_j, pair_k, dir_a
         data.n_classes, data.criterion, data.min_samples_leaf, data.min_weight_leaf)
     if not np.isfinite(rescan.proxy):
         return univariate
-    objective = rescan.base - rescan.proxy
+    w_node = 0.0 if univariate is None else float(data.sample_weight[samples].sum())
+    return bivariate_if_better(
+        univariate, features, weights, rescan.threshold, rescan.base - rescan.proxy,
+        rescan.base, w_node, missing_left=rescan.missing_left, direction=int(direction),
+        **info)
+
+
+def bivariate_if_better(univariate, features, weights, threshold, objective, base, w_node,
+                        **info):
+    """The bivariate split, or ``univariate`` unless the bivariate one is strictly better.
+
+    ``base`` is the node constant of the scan (``objective = base - proxy``) and
+    ``w_node`` the node's weight (read only when there is a univariate split to
+    compare with). The tolerance absorbs rounding between two evaluations of the
+    same partition (:data:`~bivtree.splitters._base.BEATS_TOLERANCE`).
+    """
     if univariate is not None:
-        w_node = float(data.sample_weight[samples].sum())
-        tolerance = BEATS_TOLERANCE * max(w_node, abs(rescan.base))
+        tolerance = BEATS_TOLERANCE * max(w_node, abs(base))
         if objective >= univariate.objective - tolerance:
             return univariate
-    return make_split(features, weights, rescan.threshold, objective,
-                      missing_left=rescan.missing_left, kind="bivariate",
-                      direction=int(direction), **info)
+    return make_split(features, weights, threshold, objective, kind="bivariate", **info)
 
 
 def best_direction_split(data, samples, features, univariate, dir_a, dir_b, offset, inv_scale):

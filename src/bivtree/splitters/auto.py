@@ -71,14 +71,14 @@ from typing import ClassVar
 import numpy as np
 
 from .._config import IMPURITY_EPSILON, SQUARED_ERROR
-from .._kernels.angle_search import coarse_to_fine_search, ranked_features, screened_pairs
+from .._kernels.angle_search import coarse_to_fine_search, screened_pairs
 from .._kernels.criteria import summarize_samples
 from .._kernels.pair_scaling import node_min_max_scaling
 from .._kernels.traversal import partition_samples
 from .._threads import threads_for_work
 from .._validation import Integral, Interval, Options, check_params
-from ._base import BEATS_TOLERANCE, Splitter, make_split, register
-from ._pairs import best_direction_split, finish_bivariate
+from ._base import Splitter, register
+from ._pairs import best_direction_split, bivariate_if_better, finish_bivariate
 from .orientations import orientation_directions
 from .univariate import univariate_cuts, univariate_split_from_cuts
 
@@ -115,11 +115,6 @@ def with_univariate(candidates, univariate, every):
     if every and univariate is not None and candidates[0] is not univariate:
         return [*candidates, univariate]
     return candidates
-
-
-def screened_features(features, proxies, inv_scale, size):
-    """The ``size`` varying ``features`` with the best univariate proxies, sorted by index."""
-    return np.sort(ranked_features(features, proxies, inv_scale)[:size])
 
 
 @register
@@ -400,17 +395,12 @@ class AutoSplitter(Splitter):
         weight = found.weights[c]
         if not np.isfinite(weight) or weight == 0.0 or not np.isfinite(found.cut_proxies[c]):
             return univariate
-        objective = found.base - found.cut_proxies[c]
-        if univariate is not None:
-            # the tolerance of finish_bivariate: rounding, never a real improvement
-            tolerance = BEATS_TOLERANCE * max(found.w_node, abs(found.base))
-            if objective >= univariate.objective - tolerance:
-                return univariate
         q = found.pairs[c]
-        return make_split([pair_j[q], pair_k[q]], [1.0, weight], found.thresholds[c], objective,
-                          missing_left=bool(found.missing_left[c]), kind="bivariate",
-                          direction=int(c), n_pairs=int(pair_j.size),
-                          angle=float(np.degrees(found.angles[c])))
+        return bivariate_if_better(
+            univariate, [pair_j[q], pair_k[q]], [1.0, weight], found.thresholds[c],
+            found.base - found.cut_proxies[c], found.base, found.w_node,
+            missing_left=bool(found.missing_left[c]), direction=int(c),
+            n_pairs=int(pair_j.size), angle=float(np.degrees(found.angles[c])))
 
     def _coarse_to_fine(self, data, samples, rows, pair_j, pair_k, univariate, inv_scale,
                         every=False):
