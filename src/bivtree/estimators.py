@@ -782,6 +782,45 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         return cost_complexity_pruning_path(unpruned.tree_)
 
 
+class ChosenTreeDelegation:
+    """What a model selector answers with the tree it chose (``best_estimator_``).
+
+    For :class:`bivtree.model_selection.CostComplexityCV` (the pruned tree) and
+    the TAO selectors (the selected tree): predictions, score, size and the
+    fitted tree's attributes, each checking that the selector is fitted first.
+    """
+
+    def _chosen(self):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_
+
+    def predict(self, X):
+        """Predictions of the chosen tree."""
+        return self._chosen().predict(X)
+
+    def score(self, X, y, sample_weight=None):
+        """The chosen tree's ``score``."""
+        return self._chosen().score(X, y, sample_weight=sample_weight)
+
+    def get_n_leaves(self):
+        """Leaves of the chosen tree."""
+        return self._chosen().get_n_leaves()
+
+    def get_depth(self):
+        """Depth of the chosen tree."""
+        return self._chosen().get_depth()
+
+    @property
+    def tree_(self):
+        """The chosen tree's ``tree_``."""
+        return self._chosen().tree_
+
+    @property
+    def feature_importances_(self):
+        """The chosen tree's feature importances."""
+        return self._chosen().feature_importances_
+
+
 class TreeClassifierOutputs:
     """``predict_proba``, ``predict_log_proba`` and ``predict`` from ``tree_``'s class counts."""
 
@@ -1009,7 +1048,8 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Numeric features without NaN or infinity.
+            Numbers (NaN marks a missing value; infinity is an error) and
+            category columns (``categorical_features``).
         y : array-like of shape (n_samples,)
             Class labels (numbers or strings), at least two classes.
         sample_weight : array-like of shape (n_samples,), default=None

@@ -436,7 +436,8 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Numeric features without NaN or infinity.
+            Numbers (NaN marks a missing value; infinity is an error) and
+            category columns (``categorical_features``).
         y : array-like of shape (n_samples,)
             Class labels, at least two classes.
         sample_weight : array-like of shape (n_samples,), default=None

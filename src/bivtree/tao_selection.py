@@ -53,6 +53,7 @@ from .estimators import (
     BaseBivariateTree,
     BivariateTreeClassifier,
     BivariateTreeRegressor,
+    ChosenTreeDelegation,
 )
 from .tao import TAOState
 from .tao_estimators import INIT_SPLITTERS, TAOTreeClassifier, TAOTreeRegressor
@@ -244,7 +245,7 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
     return steps, complete, estimator
 
 
-class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
+class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
     """Shared machinery; use the classifier or the regressor."""
 
     _parameter_constraints: ClassVar[dict] = {
@@ -584,42 +585,9 @@ class BaseTAOTreeCV(MetaEstimatorMixin, BaseEstimator):
         return tags
 
     # -------------------------------------------------------------- delegation
-    def predict(self, X):
-        """Predictions of the selected tree."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
-
-    def score(self, X, y, sample_weight=None):
-        """The selected tree's ``score``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.score(X, y, sample_weight=sample_weight)
-
-    def get_n_leaves(self):
-        """Leaves of the selected tree."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.get_n_leaves()
-
-    def get_depth(self):
-        """Depth of the selected tree."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.get_depth()
-
     def node_kinds(self):
         """Bivariate and univariate decision nodes of the selected tree."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.node_kinds()
-
-    @property
-    def tree_(self):
-        """The selected tree's ``tree_``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.tree_
-
-    @property
-    def feature_importances_(self):
-        """The selected tree's feature importances."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.feature_importances_
+        return self._chosen().node_kinds()
 
     def results_frame(self):
         """``cv_results_`` as a pandas DataFrame (one row per candidate)."""
@@ -830,8 +798,7 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
 
     def predict_proba(self, X):
         """Class probabilities of the selected tree."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_proba(X)
+        return self._chosen().predict_proba(X)
 
 
 class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):

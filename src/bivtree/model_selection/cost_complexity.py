@@ -34,10 +34,10 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import _check_sample_weight
 
 from .._validation import InstanceOf, Integral, Interval, check_params
-from ..estimators import BaseBivariateTree
+from ..estimators import BaseBivariateTree, ChosenTreeDelegation
 from ..pruning import cost_complexity_pruning_path, prune_tree
 
 __all__ = ["CostComplexityCV"]
@@ -100,7 +100,7 @@ def _finish_bivtree(pruned, X, y, sample_weight):
     return pruned
 
 
-class CostComplexityCV(MetaEstimatorMixin, BaseEstimator):
+class CostComplexityCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
     """Tree pruned by minimal cost-complexity pruning with ``ccp_alpha`` chosen by validation.
 
     Parameters
@@ -254,42 +254,9 @@ class CostComplexityCV(MetaEstimatorMixin, BaseEstimator):
         return self
 
     # -------------------------------------------------------------- delegation
-    def predict(self, X):
-        """Predictions of the pruned tree."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
-
     def predict_proba(self, X):
         """Class probabilities of the pruned tree (classifiers)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_proba(X)
-
-    def score(self, X, y, sample_weight=None):
-        """The pruned tree's ``score``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.score(X, y, sample_weight=sample_weight)
-
-    def get_n_leaves(self):
-        """Leaves of the pruned tree."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.get_n_leaves()
-
-    def get_depth(self):
-        """Depth of the pruned tree."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.get_depth()
-
-    @property
-    def tree_(self):
-        """The pruned tree's ``tree_``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.tree_
-
-    @property
-    def feature_importances_(self):
-        """The pruned tree's feature importances."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.feature_importances_
+        return self._chosen().predict_proba(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
