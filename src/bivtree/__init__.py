@@ -1,5 +1,6 @@
 """bivtree: bivariate decision trees, every split readable as a 2-D plot."""
 
+from . import _kernel_cache
 from ._version import __version__
 from .estimators import BivariateTreeClassifier, BivariateTreeRegressor
 from .explain import contributions, explain
@@ -12,6 +13,8 @@ from .plot import plot_split, plot_tree
 from .tao_estimators import TAOPath, TAOTreeClassifier, TAOTreeRegressor, tao_path
 from .tao_selection import TAOTreeClassifierCV, TAOTreeRegressorCV
 from .tree import Tree
+
+_kernel_cache.drop_stale_kernels()
 
 __all__ = [
     "BivariateTreeClassifier",
