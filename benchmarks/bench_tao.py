@@ -37,6 +37,8 @@ Parts (``--part``):
     validation set. Reported: test accuracy, decision nodes, bivariate share,
     wall and CPU seconds (every fit runs in this process, ``n_jobs=1``, so CPU
     seconds do not depend on the machine's other load). Resumable like ``kdd``.
+    ``--rule best`` adds rows of the selector with ``rule="best"`` (the best
+    validation score, no 1-SE step) on the same splits, to the same table.
 ``frontier``
     Test accuracy against decision nodes on one split of ``--datasets`` (two
     sets): every tree of the TAO selector's paths (per ``C`` and initial tree)
@@ -67,6 +69,7 @@ Run from the repository root::
     python benchmarks/bench_tao.py --part exact
     python benchmarks/bench_tao.py --part phase --out benchmarks/results/bench_tao_phase
     python benchmarks/bench_tao.py --part select --out benchmarks/results/bench_tao_select
+    python benchmarks/bench_tao.py --part select --rule best --out benchmarks/results/bench_tao_select
     python benchmarks/bench_tao.py --part frontier --datasets segment,spambase
     python benchmarks/bench_tao.py --part regression
     python benchmarks/bench_tao.py --part speed
@@ -76,6 +79,7 @@ Run from the repository root::
 import argparse
 import copy
 import csv
+import functools
 import math
 import os
 import sys
@@ -381,7 +385,14 @@ def selector_for(is_clf, n_train, n_val, **params):
     return cls(cv=_validation_split(n_train, n_val), random_state=0, n_jobs=1, **params)
 
 
-def run_select_split(name, repeat, X, y, split):
+def selector_method(rule):
+    """The table's name of the TAO selector with the selection ``rule``."""
+    return "TAO selector" if rule == "1se" else f"TAO selector, rule={rule}"
+
+
+def run_select_split(name, repeat, X, y, split, rule="1se"):
+    """CART, bivariate CART and the TAO selector on one split; with another ``rule``
+    than the selector's default, that selector alone."""
     Xtr, ytr = X[split.train], y[split.train]
     Xv, yv = X[split.validation], y[split.validation]
     Xte, yte = X[split.test], y[split.test]
@@ -395,20 +406,21 @@ def run_select_split(name, repeat, X, y, split):
                      "decision_nodes": int(np.count_nonzero(~tree.is_leaf)),
                      "bivariate_share": share, "seconds": wall, "cpu_seconds": cpu, **extra})
 
-    cart, wall, cpu = _timed(lambda: prune_cart_on_validation(Xtr, ytr, Xv, yv))
-    row("sklearn CART", cart, _SklearnTree(cart), wall, cpu)
+    if rule == "1se":
+        cart, wall, cpu = _timed(lambda: prune_cart_on_validation(Xtr, ytr, Xv, yv))
+        row("sklearn CART", cart, _SklearnTree(cart), wall, cpu)
 
-    def bivariate():
-        greedy = BivariateTreeClassifier(splitter="orientations").fit(Xtr, ytr)
-        return prune_bivariate_on_validation(greedy, Xv, yv)
+        def bivariate():
+            greedy = BivariateTreeClassifier(splitter="orientations").fit(Xtr, ytr)
+            return prune_bivariate_on_validation(greedy, Xv, yv)
 
-    pruned, wall, cpu = _timed(bivariate)
-    row("bivariate CART", pruned, pruned.tree_, wall, cpu)
+        pruned, wall, cpu = _timed(bivariate)
+        row("bivariate CART", pruned, pruned.tree_, wall, cpu)
 
-    sel = selector_for(True, len(ytr), len(yv))
+    sel = selector_for(True, len(ytr), len(yv), rule=rule)
     sel, wall, cpu = _timed(lambda: sel.fit(np.vstack([Xtr, Xv]), np.r_[ytr, yv]))
     p = sel.best_params_
-    row("TAO selector", sel, sel.tree_, wall, cpu, feature_cost=p["feature_cost"],
+    row(selector_method(rule), sel, sel.tree_, wall, cpu, feature_cost=p["feature_cost"],
         init=p["init"], alpha=p["alpha"], candidates=sel.cv_results_["alpha"].size)
     return rows
 
@@ -424,16 +436,19 @@ class _SklearnTree:
         self.max_depth = t.max_depth
 
 
-def _resumable(out, fields, key, datasets, load, run, repeats, stratify=True):
+def _resumable(out, fields, key, datasets, load, run, repeats, stratify=True, methods=None):
     """Rows of ``out.csv`` and the missing (data set, repeat) ones, appended as they finish.
 
     ``stratify=False`` splits the rows without looking at ``y`` (HoldOut stratifies
-    integer-valued targets, such as diabetes's, as classes)."""
+    integer-valued targets, such as diabetes's, as classes). ``methods``: the
+    methods ``run`` writes rows for; a (data set, repeat) counts as done when a
+    row of one of them is there (default: any row)."""
     rows, done = [], set()
     if os.path.exists(out + ".csv"):
         with open(out + ".csv") as fh:
             rows = list(csv.DictReader(fh))
-        done = {(r["dataset"], int(r["repeat"])) for r in rows}
+        done = {(r["dataset"], int(r["repeat"])) for r in rows
+                if methods is None or r["method"] in methods}
     for name in datasets:
         X, y = load(name)
         labels = y if stratify else np.full(len(y), 0.5)  # 0.5: a continuous target
@@ -475,8 +490,12 @@ def part_select(args):
     load_start = os.getloadavg()[0]
     out = args.out or "benchmarks/results/bench_tao_select"
     datasets = args.datasets.split(",") if args.datasets else DATASETS
-    rows = _resumable(out, SELECT_FIELDS, None, datasets, load_keel, run_select_split,
-                      args.repeats)
+    methods = None
+    if args.rule != "1se":
+        methods = {selector_method(args.rule)}
+    rows = _resumable(out, SELECT_FIELDS, None, datasets, load_keel,
+                      functools.partial(run_select_split, rule=args.rule), args.repeats,
+                      methods=methods)
     lines = ["# The TAO selector on the KDD 2024 hold-out protocol", "",
              *_load_lines(load_start),
              f"Command: `python {' '.join(sys.argv)}`", "",
@@ -487,8 +506,10 @@ def part_select(args):
              "initial trees, 12 lambda values from 1 sample per node to 5 % of the training "
              "weight with refinement, restarts, screened pairs (8 features), the 1-SE rule) "
              "uses the same validation set (PredefinedSplit) and keeps the tree fitted on the "
-             "training part. 'nodes' counts decision nodes; seconds are the whole procedure "
-             "(growth, pruning path or selection), n_jobs=1."), "",
+             "training part; 'TAO selector, rule=best' is the same selector keeping the best "
+             "validation score instead (`--rule best`). 'nodes' counts decision nodes; "
+             "seconds are the whole procedure (growth, pruning path or selection), n_jobs=1."),
+             "",
              ("| data set | method | repeats | test % | decision nodes | bivariate share | "
              "wall s | CPU s | paper TAO (test %, nodes, s) |"),
              "|---|---|---:|---:|---:|---:|---:|---:|---|"]
@@ -791,6 +812,8 @@ def main(argv=None):
                         help="seconds per TAO fit (the best tree so far is kept)")
     parser.add_argument("--n-alpha", type=int, default=14)
     parser.add_argument("--n-cost", type=int, default=11)
+    parser.add_argument("--rule", choices=["1se", "best"], default="1se",
+                        help="select: the TAO selector's rule; 'best' adds its rows alone")
     args = parser.parse_args(argv)
     {"kdd": part_kdd, "exact": part_exact, "phase": part_phase, "select": part_select,
      "frontier": part_frontier, "regression": part_regression,
