@@ -387,7 +387,7 @@ def selector_for(is_clf, n_train, n_val, **params):
 
 def selector_method(rule):
     """The table's name of the TAO selector with the selection ``rule``."""
-    return "TAO selector" if rule == "1se" else f"TAO selector, rule={rule}"
+    return "TAO selector" if rule == "1se" else f"TAO selector (rule={rule})"
 
 
 def run_select_split(name, repeat, X, y, split, rule="1se"):
@@ -506,7 +506,7 @@ def part_select(args):
              "initial trees, 12 lambda values from 1 sample per node to 5 % of the training "
              "weight with refinement, restarts, screened pairs (8 features), the 1-SE rule) "
              "uses the same validation set (PredefinedSplit) and keeps the tree fitted on the "
-             "training part; 'TAO selector, rule=best' is the same selector keeping the best "
+             "training part; 'TAO selector (rule=best)' is the same selector keeping the best "
              "validation score instead (`--rule best`). 'nodes' counts decision nodes; "
              "seconds are the whole procedure (growth, pruning path or selection), n_jobs=1."),
              "",
