@@ -516,7 +516,11 @@ def part_select(args):
     by = {}
     for r in rows:
         by.setdefault((r["dataset"], r["method"]), []).append(r)
-    for (name, method), rs in by.items():
+    # a data set's rows together (rows of --rule best come later in the CSV)
+    first = {}
+    for name, _ in by:
+        first.setdefault(name, len(first))
+    for (name, method), rs in sorted(by.items(), key=lambda item: first[item[0][0]]):
         acc, acc_sd = _stats(rs, "test_acc")
         paper = PAPER_TAO.get(name) if method == "TAO selector" else None
         lines.append(
