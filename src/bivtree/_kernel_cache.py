@@ -81,20 +81,23 @@ def sources_digest(paths=None):
 
 
 def _cache_folders(sources):
-    """The folders where numba caches the kernels of the imported modules among ``sources``."""
-    from numba.core.registry import CPUDispatcher
+    """The folders where numba caches the kernels of the imported modules among ``sources``.
 
+    A kernel is recognised by what numba's dispatchers carry (``py_func`` and a
+    ``_cache`` with a ``cache_path``) rather than by class, which numba's
+    versions name differently; a kernel imported from another module is not
+    counted for this one.
+    """
     sources = {os.path.normcase(os.path.abspath(path)) for path in sources}
     modules = [module for name, module in list(sys.modules.items())
                if name.startswith(__package__ + ".") and getattr(module, "__file__", None)
                and os.path.normcase(os.path.abspath(module.__file__)) in sources]
     folders = set()
     for module in modules:
-        for value in vars(module).values():
-            cache = getattr(value, "_cache", None) if isinstance(value, CPUDispatcher) else None
-            path = getattr(cache, "cache_path", None)
-            if path is not None and getattr(value, "py_func", None) is not None and \
-                    value.py_func.__module__ == module.__name__:
+        for value in list(vars(module).values()):
+            py_func = getattr(value, "py_func", None)
+            path = getattr(getattr(value, "_cache", None), "cache_path", None)
+            if path is not None and getattr(py_func, "__module__", None) == module.__name__:
                 folders.add(str(path))
                 break
     return sorted(folders)
@@ -112,10 +115,14 @@ def drop_stale_kernels():
     list of str
         The cache folders whose kernels were removed.
     """
-    sources = kernel_sources()
-    digest = sources_digest(sources)
+    try:
+        sources = kernel_sources()
+        digest = sources_digest(sources)
+        folders = _cache_folders(sources)
+    except Exception:  # noqa: BLE001 -- a guard: never the reason an import fails
+        return []
     dropped = []
-    for folder in _cache_folders(sources):
+    for folder in folders:
         stamp = os.path.join(folder, STAMP_NAME)
         try:
             with open(stamp) as fh:
