@@ -34,6 +34,27 @@ _KERNEL_DECORATOR = re.compile(
     re.MULTILINE)
 
 
+def _read_kernel_sources():
+    """``(path, contents)`` of the package's files whose code or constants numba
+    compiles into the kernels, sorted by path: ``_config.py`` and every module
+    that defines a kernel. Each file is read once."""
+    found = {}
+    for folder, _, files in os.walk(_PACKAGE):
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                with open(path, "rb") as fh:
+                    contents = fh.read()
+            except OSError:
+                continue
+            is_config = path == os.path.join(_PACKAGE, "_config.py")
+            if is_config or _KERNEL_DECORATOR.search(contents.decode("utf-8", "replace")):
+                found[path] = contents
+    return sorted(found.items())
+
+
 def kernel_sources():
     """The package's files whose code or constants numba compiles into the kernels.
 
@@ -42,41 +63,25 @@ def kernel_sources():
     list of str
         Paths, sorted: ``_config.py`` and every module that defines a kernel.
     """
-    found = [os.path.join(_PACKAGE, "_config.py")]
-    for folder, _, files in os.walk(_PACKAGE):
-        for name in files:
-            path = os.path.join(folder, name)
-            if not name.endswith(".py") or path in found:
-                continue
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    if _KERNEL_DECORATOR.search(fh.read()):
-                        found.append(path)
-            except OSError:
-                continue
-    return sorted(found)
+    return [path for path, _ in _read_kernel_sources()]
 
 
-def sources_digest(paths=None):
+def sources_digest(sources=None):
     """SHA-1 of the kernel sources' names and contents.
 
     Parameters
     ----------
-    paths : list of str, optional
-        The files (default: :func:`kernel_sources`).
+    sources : list of (str, bytes), optional
+        The files and their contents (default: read them).
 
     Returns
     -------
     str
     """
     digest = hashlib.sha1()
-    for path in kernel_sources() if paths is None else paths:
+    for path, contents in _read_kernel_sources() if sources is None else sources:
         digest.update(os.path.relpath(path, _PACKAGE).encode())
-        try:
-            with open(path, "rb") as fh:
-                digest.update(fh.read())
-        except OSError:
-            digest.update(b"?")
+        digest.update(contents)
     return digest.hexdigest()
 
 
@@ -116,9 +121,9 @@ def drop_stale_kernels():
         The cache folders whose kernels were removed.
     """
     try:
-        sources = kernel_sources()
+        sources = _read_kernel_sources()
         digest = sources_digest(sources)
-        folders = _cache_folders(sources)
+        folders = _cache_folders([path for path, _ in sources])
     except Exception:  # noqa: BLE001 -- a guard: never the reason an import fails
         return []
     dropped = []
