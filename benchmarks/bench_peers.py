@@ -23,6 +23,7 @@ takes longer than ``--pruned-limit`` seconds are not run pruned (reported).
 
 Run from the repository root (takes tens of minutes; keep the machine idle)::
 
+    pip install ".[bench]"  # obliquetree, pandas, matplotlib
     python benchmarks/bench_peers.py --out benchmarks/results/bench_peers.md
 
 Rows are appended to ``--csv`` as they finish, and finished (set, tool, fold)

@@ -14,9 +14,9 @@ rule's own projection (:func:`~bivtree._kernels.scan.scan_projection`), as in
    those) and keeps its best; on many rows the angles are ranked by a
    histogram scan (:func:`binned_cut`) rather than a sort;
 2. *refine*: the ``n_refine`` best pairs climb from their best coarse angle by
-   step halving: with step ``s = pi / (2 n_coarse)``, the angles ``theta +- s``
-   are scanned, the better one is taken if it beats ``theta``, and ``s`` halves,
-   ``n_rounds`` times. The final resolution is ``pi / (n_coarse 2^(n_rounds+1))``.
+   step halving, every scan exact: from the coarse angle's exact cut, with step
+   ``s = pi / (2 n_coarse)``, the angles ``theta +- s`` are scanned, the better
+   one is taken if it beats ``theta``, and ``s`` halves, ``n_rounds`` times. The final resolution is ``pi / (n_coarse 2^(n_rounds+1))``.
 
 Each pair (phase 1) and each refined pair (phase 2) writes only its own slot
 and the selections between phases are serial and ordered (ties to the lower
@@ -54,13 +54,11 @@ class RefinedPairs(NamedTuple):
         Index into the searched pair arrays.
     angles : float64 (n_candidates,)
         Best angle found for each.
-    proxies : float64 (n_candidates,)
-        Its proxy on the scanned rows (``-inf``: no valid cut), as the search
-        ranked it (binned where the coarse angle was never bettered).
+    proxies, thresholds : float64 (n_candidates,)
+        The exact best cut of that angle's rule on the scanned rows (proxy
+        ``-inf``: no valid cut).
     weights : float64 (n_candidates,)
         The stored rule ``x_j + w x_k`` of that angle: ``w``.
-    cut_proxies, thresholds : float64 (n_candidates,)
-        The exact best cut of that rule on the scanned rows (proxy ``-inf``: none).
     missing_left : bool (n_candidates,)
         Its side for the rows missing a feature of the pair.
     base : float
@@ -73,7 +71,6 @@ class RefinedPairs(NamedTuple):
     angles: np.ndarray
     proxies: np.ndarray
     weights: np.ndarray
-    cut_proxies: np.ndarray
     thresholds: np.ndarray
     missing_left: np.ndarray
     base: float
@@ -314,7 +311,6 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
     angles = np.empty(n_chosen)
     proxies = np.empty(n_chosen)
     weights = np.empty(n_chosen)
-    cut_proxies = np.empty(n_chosen)
     thresholds = np.empty(n_chosen)
     missing_left = np.zeros(n_chosen, dtype=np.bool_)
     for c in prange(n_chosen):
@@ -324,9 +320,10 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
         ws = _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion,
                              counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
         theta = coarse_angle[q]
-        best = coarse_proxy[q]
-        best_cut = Cut(-np.inf, 0.0, False)
-        climbed = False
+        # the climb starts from the coarse angle's exact cut: a binned proxy is lower, and
+        # a neighbour beating it could still be worse than the coarse angle itself
+        best_cut = scan_angle(ws.pair_x, theta, inv_scale[j], inv_scale[k], ws.rule_features,
+                              ws.rule_weights, ws.rows, ws.values, ws.cuts)
         step = math.pi / (2.0 * n_coarse)
         for _ in range(n_rounds):
             # lower angle first, so a tie between the two goes to it
@@ -335,22 +332,15 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
                     cut = scan_angle(ws.pair_x, trial, inv_scale[j], inv_scale[k],
                                      ws.rule_features, ws.rule_weights, ws.rows, ws.values,
                                      ws.cuts)
-                    if cut.proxy > best:
-                        best = cut.proxy
+                    if cut.proxy > best_cut.proxy:
                         best_cut = cut
                         theta = trial
-                        climbed = True
             step *= 0.5
-        if not climbed:  # the coarse angle stands: its exact cut (it may have been binned)
-            best_cut = scan_angle(ws.pair_x, theta, inv_scale[j], inv_scale[k],
-                                  ws.rule_features, ws.rule_weights, ws.rows, ws.values,
-                                  ws.cuts)
         angles[c] = theta
-        proxies[c] = best
+        proxies[c] = best_cut.proxy
         weights[c] = pair_rule_weight(math.cos(theta), math.sin(theta), inv_scale[j],
                                       inv_scale[k])
-        cut_proxies[c] = best_cut.proxy
         thresholds[c] = best_cut.threshold
         missing_left[c] = best_cut.missing_left
-    return RefinedPairs(chosen, angles, proxies, weights, cut_proxies, thresholds, missing_left,
-                        base, w_total)
+    return RefinedPairs(chosen, angles, proxies, weights, thresholds, missing_left, base,
+                        w_total)

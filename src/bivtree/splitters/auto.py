@@ -393,12 +393,12 @@ class AutoSplitter(Splitter):
         would again.
         """
         weight = found.weights[c]
-        if not np.isfinite(weight) or weight == 0.0 or not np.isfinite(found.cut_proxies[c]):
+        if not np.isfinite(weight) or weight == 0.0 or not np.isfinite(found.proxies[c]):
             return univariate
         q = found.pairs[c]
         return bivariate_if_better(
             univariate, [pair_j[q], pair_k[q]], [1.0, weight], found.thresholds[c],
-            found.base - found.cut_proxies[c], found.base, found.w_node,
+            found.base - found.proxies[c], found.base, found.w_node,
             missing_left=bool(found.missing_left[c]), direction=int(c),
             n_pairs=int(pair_j.size), angle=float(np.degrees(found.angles[c])))
 
