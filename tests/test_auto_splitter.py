@@ -241,23 +241,23 @@ def test_binned_scan_never_beats_the_exact_scan():
         assert binned <= exact.proxy + 1e-9  # a bin boundary is one of the exact cuts
 
 
+def _coarse_to_fine(X, y, n_bins, n_rounds):
+    """The search on every row of ``(X, y)``: 4 pairs, 8 coarse angles, all 4 refined."""
+    n = X.shape[0]
+    inv_scale = 1.0 / (X.max(axis=0) - X.min(axis=0))
+    return coarse_to_fine_search(X, np.arange(n), np.array([0, 0, 1, 2]), np.array([1, 3, 2, 4]),
+                                 inv_scale, 8, n_bins, n_rounds, 4, y.astype(np.int64),
+                                 np.zeros(n), np.ones(n), 2, GINI, 1, 0.0)
+
+
 @pytest.mark.parametrize("n_bins", [0, 8, 32])
 def test_refinement_never_ends_below_the_coarse_angle(n_bins):
     # the climb starts from the coarse angle's exact cut: with binned coarse ranking
     # (n_bins > 0) a neighbour beating the binned proxy may still be worse than it
     for seed in range(12):
         X, y = _data(500, 5, seed)
-        rows = np.arange(500)
-        pair_j, pair_k = np.array([0, 0, 1, 2]), np.array([1, 3, 2, 4])
-        inv_scale = 1.0 / (X.max(axis=0) - X.min(axis=0))
-
-        def search(n_rounds):
-            return coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, 8, n_bins,
-                                         n_rounds, 4, y.astype(np.int64), np.zeros(500),
-                                         np.ones(500), 2, GINI, 1, 0.0)
-
-        coarse, refined = search(0), search(5)
-        # without rounds each pair's angle is its coarse one, with its exact cut
+        # without rounds each pair keeps its coarse angle, with that angle's exact cut
+        coarse, refined = _coarse_to_fine(X, y, n_bins, 0), _coarse_to_fine(X, y, n_bins, 5)
         by_pair = dict(zip(coarse.pairs.tolist(), coarse.proxies.tolist()))
         for pair, proxy in zip(refined.pairs.tolist(), refined.proxies.tolist()):
             assert proxy >= by_pair[pair]
