@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
+from bivtree import BivariateTreeClassifier, BivariateTreeRegressor, _threads
 from bivtree._threads import _budget, inner_thread_limit, numba_threads, work_chunks
 from bivtree.growing import TreeGrower
 from bivtree.splitters.auto import AutoSplitter
@@ -151,6 +151,22 @@ def test_sigint_during_a_fit_in_the_main_thread_raises_keyboard_interrupt():
         for _ in range(200):  # until the signal comes
             BivariateTreeClassifier(splitter="orientations").fit(X, y)
     timer.join()
+
+
+def test_ctrl_c_handed_over_as_the_fit_installs_its_handler_is_not_lost(monkeypatch):
+    # Python runs a signal's handler at its next check, so a Ctrl-C that came just before
+    # the fit swapped handlers can reach the fit's handler right after the swap
+    install = signal.signal
+
+    def install_then_deliver(signum, handler):
+        previous = install(signum, handler)
+        if handler is _threads._sigint:
+            handler(signum, None)
+        return previous
+
+    monkeypatch.setattr(_threads.signal, "signal", install_then_deliver)
+    with pytest.raises(KeyboardInterrupt), _threads._deferred_sigint():
+        pass
 
 
 def _grown_subtrees(monkeypatch):

@@ -213,8 +213,10 @@ def _deferred_sigint():
         yield  # only the main thread runs Python's signal handlers
         return
     if _sigint.depth == 0:
-        _sigint.previous = signal.signal(signal.SIGINT, _sigint)
+        # cleared before the handler is in place: a Ctrl-C that Python hands to the new
+        # handler right after the swap (it may have come just before it) stays recorded
         _sigint.pending = False
+        _sigint.previous = signal.signal(signal.SIGINT, _sigint)
     _sigint.depth += 1
     try:
         yield
