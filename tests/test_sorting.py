@@ -1,14 +1,14 @@
-"""The scans' argsort: radix on float32 keys with an exact float64 repair."""
+"""The scans' argsort: insertion sort on few values, radix on float32 keys with an exact float64 repair."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bivtree._kernels.sorting import RADIX_MIN, argsort_values
+from bivtree._kernels.sorting import INSERTION_MAX, argsort_values, insertion_argsort
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(1, 3 * RADIX_MIN), seed=st.integers(0, 10_000),
+@given(n=st.integers(1, 800), seed=st.integers(0, 10_000),
        kind=st.sampled_from(["normal", "ties", "offset", "tiny", "signed_zeros", "huge"]))
 def test_argsort_values_sorts_exactly(n, seed, kind):
     rng = np.random.default_rng(seed)
@@ -25,3 +25,20 @@ def test_argsort_values_sorts_exactly(n, seed, kind):
     order = argsort_values(values)
     np.testing.assert_array_equal(np.sort(order), np.arange(n))
     assert np.all(np.diff(values[order]) >= 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, INSERTION_MAX), seed=st.integers(0, 10_000),
+       kind=st.sampled_from(["normal", "ties", "reversed", "sorted"]))
+def test_insertion_argsort_is_the_stable_argsort(n, seed, kind):
+    # the small arrays' sort (every scan of a small node): equal values keep their order
+    rng = np.random.default_rng(seed)
+    values = {
+        "normal": lambda: rng.normal(size=n),
+        "ties": lambda: rng.integers(0, 3, size=n).astype(float),
+        "reversed": lambda: np.arange(n, 0, -1, dtype=float),
+        "sorted": lambda: np.arange(n, dtype=float),
+    }[kind]()
+    stable = np.argsort(values, kind="stable")
+    np.testing.assert_array_equal(insertion_argsort(values), stable)
+    np.testing.assert_array_equal(argsort_values(values), stable)
