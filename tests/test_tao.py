@@ -501,3 +501,22 @@ def test_a_tree_of_categorical_columns_only_fits_with_the_search_memo():
     y = np.arange(20, dtype=float) % 3
     model = TAOTreeRegressor(max_depth=2).fit(X, y)
     assert np.isfinite(model.predict(X)).all()
+
+
+def test_default_exact_max_samples_is_100_for_classification_and_0_for_regression(monkeypatch):
+    # in regression every sample cares, so the sweep would take every node of up to 100
+    # samples: the regressors default to the direction search alone
+    X, y = blobs(120, 4, 2, seed=3)
+    target = X[:, 0] - 0.5 * X[:, 1] + 0.1 * np.random.default_rng(3).normal(size=120)
+    runs = []
+    original = TAOOptimizer.__init__
+
+    def record(self, data, **kwargs):
+        runs.append(kwargs["exact_max_samples"])
+        original(self, data, **kwargs)
+
+    monkeypatch.setattr(TAOOptimizer, "__init__", record)
+    TAOTreeClassifier(alpha=0.01, max_depth=3).fit(X, y)
+    TAOTreeRegressor(alpha=0.01, max_depth=3).fit(X, target)
+    TAOTreeRegressor(alpha=0.01, max_depth=3, exact_max_samples=40).fit(X, target)
+    assert runs == [100, 0, 40]
