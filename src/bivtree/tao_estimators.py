@@ -59,9 +59,9 @@ DEFAULT_EXACT_MAX_SAMPLES = 100
 
 #: the regressors' default ``exact_max_samples``: in regression every sample whose two
 #: subtrees predict differently cares, so the reduced problems of all nodes of up to
-#: 100 samples would get the sweep. Measured on diabetes (the selector of
-#: ``bench_tao.py --part regression``, hold-out seeds 0 to 2): 25 to 28 CPU seconds with
-#: 0 against 76 to 97 with 100 (32 to 54 with 30), the same selected trees.
+#: 100 samples would get the sweep. Measured on diabetes (the selector as
+#: ``bench_tao.py --part regression`` builds it, on three hold-out splits of its sizes):
+#: 25 to 28 CPU seconds with 0 against 76 to 97 with 100, the same selected trees.
 DEFAULT_EXACT_MAX_SAMPLES_REGRESSION = 0
 
 

@@ -16,7 +16,8 @@ rule's own projection (:func:`~bivtree._kernels.scan.scan_projection`), as in
 2. *refine*: the ``n_refine`` best pairs climb from their best coarse angle by
    step halving, every scan exact: from the coarse angle's exact cut, with step
    ``s = pi / (2 n_coarse)``, the angles ``theta +- s`` are scanned, the better
-   one is taken if it beats ``theta``, and ``s`` halves, ``n_rounds`` times. The final resolution is ``pi / (n_coarse 2^(n_rounds+1))``.
+   one is taken if it beats ``theta``, and ``s`` halves, ``n_rounds`` times.
+   The final resolution is ``pi / (n_coarse 2^(n_rounds+1))``.
 
 Each pair (phase 1) and each refined pair (phase 2) writes only its own slot
 and the selections between phases are serial and ordered (ties to the lower
