@@ -1,11 +1,18 @@
 """Coarse-to-fine direction search over a few feature pairs (the ``"auto"`` splitter).
 
-A direction of pair ``(j, k)`` is an angle ``theta`` in (0, pi) on the pair's
-min-max scaled features: ``(cos theta, sin theta)``, stored as the rule
-``x_j + w x_k`` with ``w`` from
+A direction of pair ``(j, k)`` is an angle ``theta`` in (0, pi) in the pair's
+*decorrelated frame* on the scanned rows (:func:`decorrelated_frame`: the
+min-max scaled columns standardized and whitened), mapped back to a
+direction ``(a, b)`` of the min-max scaled features (:func:`frame_direction`),
+stored as the rule ``x_j + w x_k`` with ``w`` from
 :func:`~bivtree._kernels.pair_scaling.pair_rule_weight` and scanned on that
 rule's own projection (:func:`~bivtree._kernels.scan.scan_projection`), as in
-:mod:`bivtree._kernels.directions`.
+:mod:`bivtree._kernels.directions`. Evenly spaced angles of that frame reach
+the narrow sector of useful directions between two strongly correlated
+features (along their difference), which evenly spaced angles of the scaled
+plane skip. On vehicle and segment (5-fold CV, three shuffles) the frame
+raised the test accuracy of the pruned subtrees of at most 8, 16, 32 and 64
+leaves by 0.4 to 1.2 points, for about 2 % more CPU time.
 
 :func:`coarse_to_fine_search` runs two phases in one compiled call:
 
@@ -17,7 +24,9 @@ rule's own projection (:func:`~bivtree._kernels.scan.scan_projection`), as in
    step halving, every scan exact: from the coarse angle's exact cut, with step
    ``s = pi / (2 n_coarse)``, the angles ``theta +- s`` are scanned, the better
    one is taken if it beats ``theta``, and ``s`` halves, ``n_rounds`` times.
-   The final resolution is ``pi / (n_coarse 2^(n_rounds+1))``.
+   The final resolution is ``pi / (n_coarse 2^(n_rounds+1))`` in the frame's
+   angles. The refined candidates report their angle in the min-max scaled
+   plane (``RefinedPairs.angles``).
 
 Each pair (phase 1) and each refined pair (phase 2) writes only its own slot
 and the selections between phases are serial and ordered (ties to the lower
@@ -54,7 +63,7 @@ class RefinedPairs(NamedTuple):
     pairs : int64 (n_candidates,)
         Index into the searched pair arrays.
     angles : float64 (n_candidates,)
-        Best angle found for each.
+        Best angle found for each, in [0, pi), of the min-max scaled plane.
     proxies, thresholds : float64 (n_candidates,)
         The exact best cut of that angle's rule on the scanned rows (proxy
         ``-inf``: no valid cut).
@@ -132,14 +141,82 @@ def screened_pairs(features, proxies, inv_scale, size, n_anchors):
     return pair_j[order], pair_k[order]
 
 
+#: the decorrelated frame treats two features as at most this correlated (a pair whose
+#: difference is constant on the node would otherwise get every angle)
+MAX_CORRELATION = 0.99
+
+#: the frame of a pair without one: angles in the min-max scaled plane itself
+IDENTITY_FRAME = (1.0, 0.0, 1.0, 1.0)
+
+
+@njit(**NUMBA_OPTS)
+def decorrelated_frame(pair_x, inv_scale_j, inv_scale_k):
+    """The pair's angle frame on ``pair_x``: ``(c_same, c_cross, s_j, s_k)``.
+
+    Angle ``theta`` stands for the direction :func:`frame_direction` gives:
+    the direction at angle ``theta`` in coordinates where the pair's two
+    (min-max scaled) columns are standardized and uncorrelated over the rows
+    (the symmetric whitening of their correlation ``r``, clipped to
+    ``+-MAX_CORRELATION``). Equal angle steps then cover the directions
+    evenly by how they spread the rows: across two strongly correlated
+    features the useful directions (along their difference) lie in a narrow
+    sector of the scaled plane, which evenly spaced scaled angles would
+    sample only once or not at all. Rows missing a value are left out; a
+    pair with fewer than two complete rows or a constant column gets
+    :data:`IDENTITY_FRAME`.
+    """
+    n = 0
+    mean_j = 0.0
+    mean_k = 0.0
+    for p in range(pair_x.shape[0]):
+        zj = pair_x[p, 0] * inv_scale_j
+        zk = pair_x[p, 1] * inv_scale_k
+        if not (math.isnan(zj) or math.isnan(zk)):
+            n += 1
+            mean_j += zj
+            mean_k += zk
+    if n < 2:
+        return IDENTITY_FRAME
+    mean_j /= n
+    mean_k /= n
+    var_j = 0.0
+    var_k = 0.0
+    cov = 0.0
+    for p in range(pair_x.shape[0]):
+        zj = pair_x[p, 0] * inv_scale_j - mean_j
+        zk = pair_x[p, 1] * inv_scale_k - mean_k
+        if not (math.isnan(zj) or math.isnan(zk)):
+            var_j += zj * zj
+            var_k += zk * zk
+            cov += zj * zk
+    if not (var_j > 0.0 and var_k > 0.0):
+        return IDENTITY_FRAME
+    r = min(MAX_CORRELATION, max(-MAX_CORRELATION, cov / math.sqrt(var_j * var_k)))
+    # the inverse square root of [[1, r], [r, 1]]: eigenvalues 1 +- r on (1, +-1)
+    along = 1.0 / math.sqrt(1.0 + r)
+    across = 1.0 / math.sqrt(1.0 - r)
+    return (0.5 * (along + across), 0.5 * (along - across), math.sqrt(n / var_j),
+            math.sqrt(n / var_k))
+
+
+@njit(inline="always", **NUMBA_OPTS)
+def frame_direction(theta, frame):
+    """The min-max scaled direction ``(a, b)`` of angle ``theta`` in ``frame``."""
+    c_same, c_cross, s_j, s_k = frame
+    cos_t = math.cos(theta)
+    sin_t = math.sin(theta)
+    return s_j * (c_same * cos_t + c_cross * sin_t), s_k * (c_cross * cos_t + c_same * sin_t)
+
+
 @njit(**NUMBA_OPTS)
 def scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weights, rows,
-               values, cuts):
+               values, cuts, frame=IDENTITY_FRAME):
     """Best :class:`~bivtree._kernels.scan.Cut` of the pair's direction at angle ``theta``.
 
     No valid cut (proxy ``-inf``) where the stored weight is zero or not finite.
     """
-    w = pair_rule_weight(math.cos(theta), math.sin(theta), inv_scale_j, inv_scale_k)
+    a, b = frame_direction(theta, frame)
+    w = pair_rule_weight(a, b, inv_scale_j, inv_scale_k)
     if not math.isfinite(w) or w == 0.0:
         return Cut(-np.inf, 0.0, False)
     rule_weights[1] = w
@@ -198,12 +275,13 @@ def binned_cut(values, n_bins, cuts, bins):
 
 @njit(**NUMBA_OPTS)
 def coarse_proxy_at(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weights, rows,
-                    values, cuts, n_bins, bins):
+                    values, cuts, n_bins, bins, frame=IDENTITY_FRAME):
     """Proxy of the pair's direction at ``theta``: binned (``n_bins > 0``) or exact."""
     if n_bins == 0:
         return scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features,
-                          rule_weights, rows, values, cuts).proxy
-    w = pair_rule_weight(math.cos(theta), math.sin(theta), inv_scale_j, inv_scale_k)
+                          rule_weights, rows, values, cuts, frame).proxy
+    a, b = frame_direction(theta, frame)
+    w = pair_rule_weight(a, b, inv_scale_j, inv_scale_k)
     if not math.isfinite(w) or w == 0.0:
         return -np.inf
     rule_weights[1] = w
@@ -298,11 +376,12 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
         ws = _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion,
                              counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
         bins = _bin_buffers(max(1, n_bins), n_classes)
+        frame = decorrelated_frame(ws.pair_x, inv_scale[j], inv_scale[k])
         for h in range(n_coarse):
             theta = math.pi * (h + 0.5) / n_coarse
             proxy = coarse_proxy_at(ws.pair_x, theta, inv_scale[j], inv_scale[k],
                                     ws.rule_features, ws.rule_weights, ws.rows, ws.values,
-                                    ws.cuts, n_bins, bins)
+                                    ws.cuts, n_bins, bins, frame)
             if proxy > coarse_proxy[q]:
                 coarse_proxy[q] = proxy
                 coarse_angle[q] = theta
@@ -321,10 +400,11 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
         ws = _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion,
                              counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
         theta = coarse_angle[q]
+        frame = decorrelated_frame(ws.pair_x, inv_scale[j], inv_scale[k])
         # the climb starts from the coarse angle's exact cut: a binned proxy is lower, and
         # a neighbour beating it could still be worse than the coarse angle itself
         best_cut = scan_angle(ws.pair_x, theta, inv_scale[j], inv_scale[k], ws.rule_features,
-                              ws.rule_weights, ws.rows, ws.values, ws.cuts)
+                              ws.rule_weights, ws.rows, ws.values, ws.cuts, frame)
         step = math.pi / (2.0 * n_coarse)
         for _ in range(n_rounds):
             # lower angle first, so a tie between the two goes to it
@@ -332,15 +412,15 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
                 if 0.0 < trial < math.pi:
                     cut = scan_angle(ws.pair_x, trial, inv_scale[j], inv_scale[k],
                                      ws.rule_features, ws.rule_weights, ws.rows, ws.values,
-                                     ws.cuts)
+                                     ws.cuts, frame)
                     if cut.proxy > best_cut.proxy:
                         best_cut = cut
                         theta = trial
             step *= 0.5
-        angles[c] = theta
+        a, b = frame_direction(theta, frame)
+        angles[c] = math.atan2(b, a) % math.pi
         proxies[c] = best_cut.proxy
-        weights[c] = pair_rule_weight(math.cos(theta), math.sin(theta), inv_scale[j],
-                                      inv_scale[k])
+        weights[c] = pair_rule_weight(a, b, inv_scale[j], inv_scale[k])
         thresholds[c] = best_cut.threshold
         missing_left[c] = best_cut.missing_left
     return RefinedPairs(chosen, angles, proxies, weights, thresholds, missing_left, base,

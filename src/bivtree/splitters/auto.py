@@ -13,7 +13,11 @@ At every node:
    each, then the ``n_refine`` best pairs are refined by step halving for ``n_rounds`` rounds
    (:mod:`bivtree._kernels.angle_search`), down to an angular resolution of
    ``180 / (n_coarse 2^(n_rounds+1))`` degrees (0.56 degrees by default, against
-   ``180 / n_orientations`` = 6 degrees for the fixed directions). Nodes with
+   ``180 / n_orientations`` = 6 degrees for the fixed directions). The angles
+   are those of the pair's decorrelated frame on the node (its two scaled
+   features standardized and whitened), so that the narrow sector of useful
+   directions across two strongly correlated features is sampled as evenly as
+   any other. Nodes with
    more than ``max_scan_samples`` samples choose their directions on that many
    samples spread evenly over the node; each refined candidate then gets its
    exact best threshold on all of the node's samples.
