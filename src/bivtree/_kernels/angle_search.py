@@ -145,6 +145,9 @@ def screened_pairs(features, proxies, inv_scale, size, n_anchors):
 #: difference is constant on the node would otherwise get every angle)
 MAX_CORRELATION = 0.99
 
+#: the decorrelated frame's moments are taken on fewer than twice this many rows
+FRAME_ROWS = 1024
+
 #: the frame of a pair without one: angles in the min-max scaled plane itself
 IDENTITY_FRAME = (1.0, 0.0, 1.0, 1.0)
 
@@ -161,14 +164,18 @@ def decorrelated_frame(pair_x, inv_scale_j, inv_scale_k):
     evenly by how they spread the rows: across two strongly correlated
     features the useful directions (along their difference) lie in a narrow
     sector of the scaled plane, which evenly spaced scaled angles would
-    sample only once or not at all. Rows missing a value are left out; a
-    pair with fewer than two complete rows or a constant column gets
-    :data:`IDENTITY_FRAME`.
+    sample only once or not at all. The moments are taken on every
+    ``len(pair_x) // FRAME_ROWS``-th row (fewer than ``2 * FRAME_ROWS`` rows,
+    all of them up to that: enough for a sampling frame, and a small cost
+    next to the scans of large nodes). Rows
+    missing a value are left out; a pair with fewer than two complete rows or
+    a constant column gets :data:`IDENTITY_FRAME`.
     """
+    stride = max(1, pair_x.shape[0] // FRAME_ROWS)
     n = 0
     mean_j = 0.0
     mean_k = 0.0
-    for p in range(pair_x.shape[0]):
+    for p in range(0, pair_x.shape[0], stride):
         zj = pair_x[p, 0] * inv_scale_j
         zk = pair_x[p, 1] * inv_scale_k
         if not (math.isnan(zj) or math.isnan(zk)):
@@ -182,7 +189,7 @@ def decorrelated_frame(pair_x, inv_scale_j, inv_scale_k):
     var_j = 0.0
     var_k = 0.0
     cov = 0.0
-    for p in range(pair_x.shape[0]):
+    for p in range(0, pair_x.shape[0], stride):
         zj = pair_x[p, 0] * inv_scale_j - mean_j
         zk = pair_x[p, 1] * inv_scale_k - mean_k
         if not (math.isnan(zj) or math.isnan(zk)):
