@@ -23,7 +23,7 @@ from bivtree import (
     save_model,
 )
 from bivtree.tao import TAOData, TAOOptimizer, TAOState
-from bivtree.tao_selection import lambda_grid, run_path, select_candidate
+from bivtree.tao_selection import grid_below, lambda_grid, run_path, select_candidate
 
 SETTINGS = settings(max_examples=8, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -106,6 +106,51 @@ def test_refinement_halves_steps_where_the_tree_shrinks():
 def test_lambda_grid_is_geometric_in_samples_per_node():
     alphas = lambda_grid(1000.0, 2.0, 0.1, 5)
     np.testing.assert_allclose(alphas * 1000, np.geomspace(2.0, 100.0, 5))
+
+
+def test_grid_below_is_a_decade_at_the_base_ratio():
+    alphas = lambda_grid(1000.0, 1.0, 0.1, 5)  # ratio 100^(1/4), about 3.16
+    lower = grid_below(alphas)
+    ratio = alphas[1] / alphas[0]
+    np.testing.assert_allclose(lower, alphas[0] * ratio ** -np.array([2.0, 1.0]))
+    assert lower[0] <= alphas[0] / 10 < lower[1]
+    assert np.all(np.diff(np.concatenate([lower, alphas])) > 0)
+
+
+def _smooth_low_noise(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    return X, np.sin(3 * X[:, 0]) + X[:, 1] ** 2 + 0.01 * rng.normal(size=n)
+
+
+def test_regression_grid_extends_below_while_the_best_score_is_there():
+    # a smooth target with little noise: its best trees keep nodes whose gain is far
+    # below one sample's share of the targets' variance, the grid's default lower end
+    X, y = _smooth_low_noise()
+    params = {**SMALL, "max_depth": 6}
+    fixed = TAOTreeRegressorCV(**params, max_grid_extensions=0).fit(X, y)
+    grown = TAOTreeRegressorCV(**params).fit(X, y)
+    lowest = fixed.cv_results_["lambda"].min()
+    assert fixed.n_grid_extensions_ == 0
+    assert fixed.cv_results_["lambda"][np.argmax(fixed.cv_results_["mean_score"])] == lowest
+    assert grown.n_grid_extensions_ >= 1
+    assert grown.cv_results_["lambda"].min() < lowest / 5
+    assert grown.cv_results_["mean_score"].max() > fixed.cv_results_["mean_score"].max()
+    # the paths of the old grid are kept: its candidates are the same
+    def rows(cv, above):
+        r = cv.cv_results_
+        keep = r["lambda"] >= above * (1 - 1e-9)
+        return sorted(zip(r["feature_cost"][keep], r["init"][keep], r["alpha"][keep],
+                          r["mean_score"][keep], r["mean_nodes"][keep]))
+    assert rows(grown, lowest) == rows(fixed, lowest)
+    assert grown.best_params_["alpha"] < fixed.cv_results_["alpha"].min()
+
+
+def test_classification_grid_is_not_extended_by_default():
+    X, y = blobs(150, 3, 0)
+    cv = TAOTreeClassifierCV(**SMALL).fit(X, y)
+    assert cv.n_grid_extensions_ == 0
+    assert cv.cv_results_["lambda"].min() >= SMALL.get("lambda_min", 1.0) * (1 - 1e-9)
 
 
 # ------------------------------------------------------------- the 1-SE rule

@@ -12,7 +12,12 @@ every cross-validation split,
   ``lambda_max_fraction * W``. Where a step of the grid removes many nodes
   at once and the previous tree's next significant value (``next_alpha_``)
   lies inside the step, the step is halved (up to ``max_refine`` times), so
-  the grid is dense where the trees change;
+  the grid is dense where the trees change. Where the best mean validation
+  score is at the grid's smallest ``lambda`` (trees as large as the grid
+  allows), the grid is extended by a decade below it, at the base grid's
+  ratio, up to ``max_grid_extensions`` times (by default for regression
+  only, where ``lambda`` counts the targets' variance and how small a useful
+  node's gain is depends on the noise);
 * at each ``alpha``: TAO warm-started from the previous tree, and (with
   ``restarts``) TAO restarted from the initial tree; the fit with the lower
   objective is kept and warm-starts the next ``alpha``. Every fit of one
@@ -73,6 +78,18 @@ def lambda_grid(total_weight, lambda_min, lambda_max_fraction, n_lambdas):
     top = max(lambda_max_fraction * total_weight, lambda_min)
     lambdas = np.unique(np.geomspace(lambda_min, top, n_lambdas))
     return lambdas / total_weight
+
+
+def grid_below(alphas):
+    """A decade of ``alpha`` below ``alphas[0]``, increasing, at the ratio of its first step.
+
+    ``alphas`` is an increasing geometric grid of at least two values; the
+    values are ``alphas[0] / r^m, ..., alphas[0] / r`` with ``r`` its ratio and
+    ``m`` the fewest steps reaching a tenth of ``alphas[0]``.
+    """
+    ratio = float(alphas[1] / alphas[0])
+    steps = int(np.ceil(np.log(10.0) / np.log(ratio) - 1e-9))
+    return alphas[0] * ratio ** -np.arange(steps, 0, -1, dtype=float)
 
 
 def _initial_tree(is_clf, splitter, X, y, sample_weight, tree_params):
@@ -255,6 +272,8 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         "lambda_max_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
         "n_lambdas": [Interval(Integral, 1, None, closed="left")],
         "max_refine": [Interval(Integral, 0, None, closed="left")],
+        "max_grid_extensions": [Interval(Integral, 0, None, closed="left"),
+                                Options(("auto",))],
         "restarts": ["boolean"],
         "pair_features": [None, Interval(Integral, 2, None, closed="left")],
         "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
@@ -271,7 +290,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
     }
 
     def __init__(self, *, feature_costs, inits, lambda_min, lambda_max_fraction, n_lambdas,
-                 max_refine, restarts, pair_features, cv, rule, refit, bivariate_splitter, max_depth,
+                 max_refine, max_grid_extensions, restarts, pair_features, cv, rule, refit, bivariate_splitter, max_depth,
                  min_samples_leaf, n_orientations, max_pairs, max_iter, time_limit, n_jobs,
                  random_state, verbose, categorical_features, max_categories):
         self.feature_costs = feature_costs
@@ -280,6 +299,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         self.lambda_max_fraction = lambda_max_fraction
         self.n_lambdas = n_lambdas
         self.max_refine = max_refine
+        self.max_grid_extensions = max_grid_extensions
         self.restarts = restarts
         self.pair_features = pair_features
         self.cv = cv
@@ -427,7 +447,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
             "samples per node)", flush=True)
         _, base_params = self._tao_params(1.0, inner_jobs)
 
-        def path_task(s, init):
+        def path_task(s, init, grid):
             # the paths of every C from one initial tree run together: they meet
             # many of the same reduced problems (the searches do not depend on C)
             train, val = splits[s]
@@ -435,23 +455,51 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
             Xv, yv, _ = part(val)
             memos = {}
             return [run_path(is_clf, {**base_params, "feature_cost": c}, trees[(s, init)],
-                             Xt, yt, wt, Xv, yv, alphas, restarts=self.restarts,
+                             Xt, yt, wt, Xv, yv, grid, restarts=self.restarts,
                              max_refine=int(self.max_refine), deadline=deadline,
                              keep_last=False, pair_features=self.pair_features, memos=memos)
                     for c in costs]
 
-        results = Parallel(n_jobs=self.n_jobs, verbose=max(0, int(self.verbose) - 1))(
-            delayed(path_task)(*t) for t in grow)
-        paths = dict(zip(tasks, (r for group in results for r in group)))
+        def run_paths(grid):
+            results = Parallel(n_jobs=self.n_jobs, verbose=max(0, int(self.verbose) - 1))(
+                delayed(path_task)(s, init, grid) for s, init in grow)
+            return dict(zip(tasks, (r for group in results for r in group)))
+
+        paths = run_paths(alphas)
+        per_lambda = total_weight / unit
+        self.cv_results_ = self._candidates(paths, costs, inits, len(splits), per_lambda)
+        extensions = self.max_grid_extensions
+        if extensions == "auto":
+            extensions = 0 if is_clf else 3
+        self.n_grid_extensions_ = 0
+        while (self.n_grid_extensions_ < extensions and alphas.size > 1
+               and self.cv_results_["alpha"].size
+               and (deadline is None or time.perf_counter() < deadline)):
+            results = self.cv_results_
+            best = select_candidate(results["mean_score"], results["mean_nodes"],
+                                    results["se_score"], results["alpha"], "best")
+            if results["alpha"][best] > alphas[0]:
+                break
+            lower = grid_below(alphas)
+            say(f"[TAOCV] the best validation score is at the smallest lambda: "
+                f"{len(tasks)} path(s) over {lower.size} values of lambda from "
+                f"{lower[0] * per_lambda:.3g}", flush=True)
+            extension = run_paths(lower)
+            for key, (steps, complete, _) in extension.items():
+                # a path the time limit stopped would leave a gap below the grid's
+                # old start: the split then keeps its old path
+                if complete and steps:
+                    paths[key] = (steps + paths[key][0], paths[key][1], None)
+            alphas = np.concatenate([lower, alphas])
+            self.n_grid_extensions_ += 1
+            self.cv_results_ = self._candidates(paths, costs, inits, len(splits), per_lambda)
         if self.verbose:
             for (s, init, c), (steps, complete, _) in paths.items():
                 say(f"[TAOCV] split {s} init={init} C={c:g}: {len(steps)} trees, "
                     f"{steps[-1]['nodes'] if steps else '-'} nodes at the end"
                     f"{'' if complete else ' (stopped by time_limit)'}", flush=True)
 
-        # 3. the candidates and the choice
-        self.cv_results_ = self._candidates(paths, costs, inits, len(splits),
-                                            total_weight / unit)
+        # 3. the choice
         if self.cv_results_["alpha"].size:
             self.best_index_ = self._select(self.cv_results_)
             best = {k: self.cv_results_[k][self.best_index_]
@@ -646,6 +694,13 @@ _CV_DOC = """
         Values of the geometric base grid of ``lambda``.
     max_refine : int, default=2
         Times a step of the grid may be halved where the tree shrinks a lot.
+    max_grid_extensions : int or "auto", default="auto"
+        Times the grid may be extended by a decade below its smallest
+        ``lambda`` (at the base grid's ratio, every path of the extension
+        starting from its initial tree) while the best mean validation score
+        is at that smallest value. ``"auto"``: 3 for regression, 0 for
+        classification (where ``lambda`` = 1 is one misclassified sample, the
+        smallest gain a node can have).
     restarts : bool, default=True
         Also fit every ``alpha`` from the initial tree, keeping the lower
         objective.
@@ -731,6 +786,9 @@ _CV_ATTRIBUTES = """
         ``warm_objective``, ``restart_objective``, ``restarted``,
         ``train_score``, ...).
     n_splits_ : int
+    n_grid_extensions_ : int
+        Times the grid was extended below its smallest ``lambda``
+        (``max_grid_extensions``).
     n_iter_ : int
         TAO iterations of the selected tree's last fit.
     fit_time_ : float
@@ -775,7 +833,7 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
+                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
                  bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
                  max_iter=50, time_limit=None, class_weight=None, n_jobs=None,
@@ -784,7 +842,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
-            max_refine=max_refine, restarts=restarts, pair_features=pair_features, cv=cv,
+            max_refine=max_refine, max_grid_extensions=max_grid_extensions,
+            restarts=restarts, pair_features=pair_features, cv=cv,
             rule=rule, refit=refit,
             bivariate_splitter=bivariate_splitter, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
@@ -817,7 +876,7 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
+                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
                  bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
                  max_iter=50, time_limit=None, n_jobs=None, random_state=None, verbose=0,
@@ -825,7 +884,8 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
-            max_refine=max_refine, restarts=restarts, pair_features=pair_features, cv=cv,
+            max_refine=max_refine, max_grid_extensions=max_grid_extensions,
+            restarts=restarts, pair_features=pair_features, cv=cv,
             rule=rule, refit=refit,
             bivariate_splitter=bivariate_splitter, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
