@@ -467,32 +467,10 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
 
         paths = run_paths(alphas)
         per_lambda = total_weight / unit
-        self.cv_results_ = self._candidates(paths, costs, inits, len(splits), per_lambda)
-        extensions = self.max_grid_extensions
-        if extensions == "auto":
-            extensions = 0 if is_clf else 3
-        self.n_grid_extensions_ = 0
-        while (self.n_grid_extensions_ < extensions and alphas.size > 1
-               and self.cv_results_["alpha"].size
-               and (deadline is None or time.perf_counter() < deadline)):
-            results = self.cv_results_
-            best = select_candidate(results["mean_score"], results["mean_nodes"],
-                                    results["se_score"], results["alpha"], "best")
-            if results["alpha"][best] > alphas[0]:
-                break
-            lower = grid_below(alphas)
-            say(f"[TAOCV] the best validation score is at the smallest lambda: "
-                f"{len(tasks)} path(s) over {lower.size} values of lambda from "
-                f"{lower[0] * per_lambda:.3g}", flush=True)
-            extension = run_paths(lower)
-            for key, (steps, complete, _) in extension.items():
-                # a path the time limit stopped would leave a gap below the grid's
-                # old start: the split then keeps its old path
-                if complete and steps:
-                    paths[key] = (steps + paths[key][0], paths[key][1], None)
-            alphas = np.concatenate([lower, alphas])
-            self.n_grid_extensions_ += 1
-            self.cv_results_ = self._candidates(paths, costs, inits, len(splits), per_lambda)
+        # the candidates (cv_results_), on a grid extended below where the best is there
+        alphas = self._extend_grid(paths, alphas, run_paths,
+                                   (costs, inits, len(splits), per_lambda), is_clf, deadline,
+                                   say)
         if self.verbose:
             for (s, init, c), (steps, complete, _) in paths.items():
                 say(f"[TAOCV] split {s} init={init} C={c:g}: {len(steps)} trees, "
@@ -571,6 +549,43 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         self.fit_time_ = time.perf_counter() - start
         say(f"[TAOCV] done in {self.fit_time_:.1f} s: {est.tree_.node_count} nodes", flush=True)
         return self
+
+    def _extend_grid(self, paths, alphas, run_paths, grid, is_clf, deadline, say):
+        """``cv_results_`` of ``paths``, extending ``alphas`` below while the best is at its start.
+
+        ``grid`` is ``(costs, inits, n_splits, per_lambda)`` of
+        :meth:`_candidates`. Runs ``run_paths`` on each decade below
+        (:func:`grid_below`), puts each finished path's steps in front of
+        ``paths[key]``'s and recomputes ``cv_results_``, at most
+        ``max_grid_extensions`` times (``"auto"``: 3 for regression, 0 for
+        classification); sets ``n_grid_extensions_``. Returns the extended grid.
+        """
+        per_lambda = grid[3]
+        self.cv_results_ = self._candidates(paths, *grid)
+        extensions = self.max_grid_extensions
+        if extensions == "auto":
+            extensions = 0 if is_clf else 3
+        self.n_grid_extensions_ = 0
+        while (self.n_grid_extensions_ < extensions and alphas.size > 1
+               and self.cv_results_["alpha"].size
+               and (deadline is None or time.perf_counter() < deadline)):
+            results = self.cv_results_
+            best = select_candidate(results["mean_score"], results["mean_nodes"],
+                                    results["se_score"], results["alpha"], "best")
+            if results["alpha"][best] > alphas[0]:
+                break
+            lower = grid_below(alphas)
+            say(f"[TAOCV] the best validation score is at the smallest lambda: paths over "
+                f"{lower.size} values of lambda from {lower[0] * per_lambda:.3g}", flush=True)
+            for key, (steps, complete, _) in run_paths(lower).items():
+                # a path the time limit stopped would leave a gap below the grid's
+                # old start: the split then keeps its old path
+                if complete and steps:
+                    paths[key] = (steps + paths[key][0], paths[key][1], None)
+            alphas = np.concatenate([lower, alphas])
+            self.n_grid_extensions_ += 1
+            self.cv_results_ = self._candidates(paths, *grid)
+        return alphas
 
     def _row(self, index, key):
         """``cv_results_[key][index]``, NaN for no candidate (``index`` -1)."""
