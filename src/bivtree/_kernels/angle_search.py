@@ -217,7 +217,7 @@ def frame_direction(theta, frame):
 
 @njit(**NUMBA_OPTS)
 def scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weights, rows,
-               values, cuts, frame=IDENTITY_FRAME):
+               values, cuts, frame):
     """Best :class:`~bivtree._kernels.scan.Cut` of the pair's direction at angle ``theta``.
 
     No valid cut (proxy ``-inf``) where the stored weight is zero or not finite.
@@ -282,7 +282,7 @@ def binned_cut(values, n_bins, cuts, bins):
 
 @njit(**NUMBA_OPTS)
 def coarse_proxy_at(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weights, rows,
-                    values, cuts, n_bins, bins, frame=IDENTITY_FRAME):
+                    values, cuts, n_bins, bins, frame):
     """Proxy of the pair's direction at ``theta``: binned (``n_bins > 0``) or exact."""
     if n_bins == 0:
         return scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features,
@@ -377,6 +377,8 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
     n_pairs = pair_j.shape[0]
     coarse_proxy = np.full(n_pairs, -np.inf)
     coarse_angle = np.zeros(n_pairs)
+    # each pair's frame, taken once: the refinement climbs in the same one
+    frames = np.empty((n_pairs, 4))
     for q in prange(n_pairs):
         j = pair_j[q]
         k = pair_k[q]
@@ -384,6 +386,8 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
                              counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
         bins = _bin_buffers(max(1, n_bins), n_classes)
         frame = decorrelated_frame(ws.pair_x, inv_scale[j], inv_scale[k])
+        for f in range(4):
+            frames[q, f] = frame[f]
         for h in range(n_coarse):
             theta = math.pi * (h + 0.5) / n_coarse
             proxy = coarse_proxy_at(ws.pair_x, theta, inv_scale[j], inv_scale[k],
@@ -407,7 +411,7 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
         ws = _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion,
                              counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
         theta = coarse_angle[q]
-        frame = decorrelated_frame(ws.pair_x, inv_scale[j], inv_scale[k])
+        frame = (frames[q, 0], frames[q, 1], frames[q, 2], frames[q, 3])
         # the climb starts from the coarse angle's exact cut: a binned proxy is lower, and
         # a neighbour beating it could still be worse than the coarse angle itself
         best_cut = scan_angle(ws.pair_x, theta, inv_scale[j], inv_scale[k], ws.rule_features,
