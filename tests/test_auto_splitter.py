@@ -28,11 +28,13 @@ from bivtree._config import GINI
 from bivtree._kernels.angle_search import (
     _bin_buffers,
     binned_cut,
+    coarse_proxy_at,
     coarse_to_fine_search,
     decorrelated_frame,
     frame_direction,
     ranked_features,
 )
+from bivtree._kernels.pair_scaling import pair_rule_weight
 from bivtree._kernels.scan import CriterionCuts, gather_node, scan_values
 from bivtree.splitters import SplitData
 from bivtree.splitters._pairs import finish_bivariate
@@ -243,6 +245,28 @@ def test_binned_scan_never_beats_the_exact_scan():
         exact = scan_values(values, cuts.labels, cuts.targets, cuts.weights, GINI, cuts.counts,
                             cuts.w_total, cuts.t_sum, 1, 0.0, np.empty(2), np.empty(2))
         assert binned <= exact.proxy + 1e-9  # a bin boundary is one of the exact cuts
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(3, 400), missing=st.booleans())
+def test_coarse_angle_proxy_is_the_binned_scan_of_its_projection(seed, n, missing):
+    # the coarse phase projects and takes the range in one pass: it must rank exactly the
+    # values binned_cut would (and fall back to the exact scan with missing values)
+    rng = np.random.default_rng(seed)
+    pair_x = rng.normal(size=(n, 2)) * [3.0, 0.2]
+    if missing:
+        pair_x[rng.random(n) < 0.2, 1] = np.nan
+    y = rng.integers(0, 2, size=n)
+    cuts = _criterion_cuts(y)
+    frame = decorrelated_frame(pair_x, 0.3, 2.0)
+    rule_features = np.array([0, 1])
+    theta = rng.uniform(0.05, np.pi - 0.05)
+    fused = coarse_proxy_at(pair_x, theta, 0.3, 2.0, rule_features, np.ones(2), np.arange(n),
+                            np.empty(n), cuts, 16, _bin_buffers(16, 2), frame)
+    a, b = frame_direction(theta, frame)
+    weights = np.array([1.0, pair_rule_weight(a, b, 0.3, 2.0)])
+    values = pair_x[:, 0] + weights[1] * pair_x[:, 1]
+    assert fused == binned_cut(values, 16, cuts, _bin_buffers(16, 2))
 
 
 def _coarse_to_fine(X, y, n_bins, n_rounds):

@@ -246,20 +246,25 @@ def binned_cut(values, n_bins, cuts, bins):
     """
     if count_missing(values) > 0:
         return scan_sorted(values, cuts).proxy
-    bin_values, bin_labels, bin_targets, bin_weights, order = bins
-    n = values.shape[0]
     lo = values[0]
     hi = values[0]
-    for p in range(n):
+    for p in range(values.shape[0]):
         lo = min(lo, values[p])
         hi = max(hi, values[p])
+    return binned_proxy(values, lo, hi, n_bins, cuts, bins)
+
+
+@njit(**NUMBA_OPTS)
+def binned_proxy(values, lo, hi, n_bins, cuts, bins):
+    """:func:`binned_cut` of NaN-free ``values`` whose range ``[lo, hi]`` is known."""
     if not hi > lo:
         return -np.inf
+    bin_values, bin_labels, bin_targets, bin_weights, order = bins
     n_classes = cuts.counts.shape[0]
     bin_weights[:] = 0.0
     bin_targets[:] = 0.0
     scale = n_bins / (hi - lo)
-    for p in range(n):
+    for p in range(values.shape[0]):
         b = min(n_bins - 1, int((values[p] - lo) * scale))
         slot = b * n_classes + cuts.labels[p]
         bin_weights[slot] += cuts.weights[p]
@@ -283,7 +288,12 @@ def binned_cut(values, n_bins, cuts, bins):
 @njit(**NUMBA_OPTS)
 def coarse_proxy_at(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weights, rows,
                     values, cuts, n_bins, bins, frame):
-    """Proxy of the pair's direction at ``theta``: binned (``n_bins > 0``) or exact."""
+    """Proxy of the pair's direction at ``theta``: binned (``n_bins > 0``) or exact.
+
+    The binned path projects the rows and takes their range in one pass
+    (then bins them in a second), the same values :func:`binned_cut` would
+    rank.
+    """
     if n_bins == 0:
         return scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features,
                           rule_weights, rows, values, cuts, frame).proxy
@@ -292,9 +302,18 @@ def coarse_proxy_at(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule
     if not math.isfinite(w) or w == 0.0:
         return -np.inf
     rule_weights[1] = w
+    lo = np.inf
+    hi = -np.inf
+    any_missing = False
     for p in range(rows.shape[0]):
-        values[p] = project_row(pair_x, rows[p], rule_features, rule_weights)
-    return binned_cut(values, n_bins, cuts, bins)
+        v = project_row(pair_x, rows[p], rule_features, rule_weights)
+        values[p] = v
+        any_missing |= math.isnan(v)
+        lo = min(lo, v)
+        hi = max(hi, v)
+    if any_missing:
+        return scan_sorted(values, cuts).proxy
+    return binned_proxy(values, lo, hi, n_bins, cuts, bins)
 
 
 @njit(**NUMBA_OPTS)
