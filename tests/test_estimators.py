@@ -12,7 +12,13 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
+from bivtree import (
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+    export_text,
+    load_model,
+    save_model,
+)
 from bivtree.pruning import prune_tree
 
 
@@ -59,10 +65,20 @@ def test_too_few_samples():
         BivariateTreeRegressor().fit(np.empty((0, 2)), [])
 
 
-def test_single_class():
+@pytest.mark.parametrize("splitter", ["auto", "univariate", "orientations", "optimal"])
+def test_single_class_is_one_leaf_as_in_scikit_learn(splitter, tmp_path):
     X, _ = continuous_data()
-    with pytest.raises(ValueError, match="single class"):
-        BivariateTreeClassifier().fit(X, np.full(X.shape[0], "a"))
+    y = np.full(X.shape[0], "a")
+    model = BivariateTreeClassifier(splitter=splitter).fit(X, y)
+    reference = DecisionTreeClassifier().fit(X, y)
+    assert model.get_n_leaves() == reference.get_n_leaves() == 1
+    assert list(model.classes_) == list(reference.classes_) == ["a"]
+    np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+    np.testing.assert_array_equal(model.predict_proba(X), reference.predict_proba(X))
+    path = tmp_path / "one.json"
+    save_model(model, path)
+    np.testing.assert_array_equal(load_model(path).predict_proba(X), model.predict_proba(X))
+    assert "class: a" in export_text(model)
 
 
 def test_mismatched_lengths():

@@ -460,10 +460,16 @@ def test_bad_initial_trees_are_named():
         warm.fit(X[:, :2], y)
 
 
+def test_single_class_is_one_leaf():
+    X, _ = blobs(30, 3, 2, seed=0)
+    model = TAOTreeClassifier().fit(X, np.zeros(30))
+    assert model.get_n_leaves() == 1
+    np.testing.assert_array_equal(model.predict(X), np.zeros(30))
+    np.testing.assert_array_equal(model.predict_proba(X), np.ones((30, 1)))
+
+
 def test_bad_data_is_named():
     X, y = blobs(30, 3, 2, seed=0)
-    with pytest.raises(ValueError, match="single class"):
-        TAOTreeClassifier().fit(X, np.zeros(30))
     Xi = X.copy()
     Xi[0, 0] = np.inf
     with pytest.raises(ValueError, match="(?i)infinity"):

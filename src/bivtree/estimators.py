@@ -399,9 +399,6 @@ class FittedTreeMixin:
         _check_label_types(y)
         check_classification_targets(y)
         classes, labels = np.unique(y, return_inverse=True)
-        if classes.shape[0] < 2:
-            raise ValueError(f"y contains a single class ({classes[0]!r}); a classifier "
-                             "needs samples of at least two classes")
         if self.class_weight is not None:
             _check_class_weight(self.class_weight)
             # keyed by the user's labels, so computed on y, not on the encoded labels
@@ -709,7 +706,7 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         notice_once()
         criterion = self._criterion_code()
         splitter = self._make_splitter()
-        sample_weight, exponent = _prepare_scales(self, X, targets if n_classes == 1 else None,
+        sample_weight, exponent = _prepare_scales(self, X, None if self._is_classifier() else targets,
                                                   sample_weight)
         n_samples, n_features = X.shape
         # class weights may have zeroed what the data check let through
@@ -1051,7 +1048,8 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
             Numbers (NaN marks a missing value; infinity is an error) and
             category columns (``categorical_features``).
         y : array-like of shape (n_samples,)
-            Class labels (numbers or strings), at least two classes.
+            Class labels (numbers or strings). A single class gives a one-leaf tree
+            (``predict_proba`` has one column), as scikit-learn's trees do.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; zero-weight samples are ignored.
 

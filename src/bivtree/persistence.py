@@ -373,8 +373,8 @@ def _check_classes(spec):
           int: _is_int,
           float: _is_number,
           str: lambda v: isinstance(v, str)}[kind]
-    if len(values) < 2 or not all(ok(v) for v in values):
-        raise ValueError(f"model classes must be at least two {kind.__name__} values "
+    if len(values) < 1 or not all(ok(v) for v in values):
+        raise ValueError(f"model classes must be at least one {kind.__name__} value "
                          f"matching dtype {spec['dtype']!r}")
     if dtype.itemsize > _MAX_LABEL_BYTES:
         raise ValueError(f"model classes have dtype {spec['dtype']!r}, whose items take "

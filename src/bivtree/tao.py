@@ -104,7 +104,7 @@ class TAOData:
         Regression targets (zeros for classification).
     sample_weight : ndarray of float64
     n_classes : int
-        1 for regression.
+        Classes of a classifier (1: a single class), 1 for regression.
     rows : ndarray of int64
         Rows with positive weight (the others never count).
     categorical : ndarray of int64
@@ -119,17 +119,18 @@ class TAOData:
     n_classes: int
     rows: np.ndarray = None
     categorical: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=ITYPE))
+    #: whether the targets are regressed (None: when ``n_classes`` is 1); a classifier
+    #: of a single class says False
+    regression: bool = None
 
     def __post_init__(self):
+        if self.regression is None:
+            self.regression = self.n_classes == 1
         if self.rows is None:
             self.rows = np.flatnonzero(self.sample_weight > 0).astype(ITYPE)
         self.total_weight = float(self.sample_weight[self.rows].sum())
         # NaN anywhere (a zero-weight row too) only turns the missing-side work on
         self.has_missing = bool(np.isnan(self.X).any())
-
-    @property
-    def regression(self):
-        return self.n_classes == 1
 
     @property
     def n_features(self):

@@ -179,11 +179,11 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         t0 = start  # time_limit counts from the call to fit
         categorical = self._categorical_columns()
         exact_max_samples = self._check_params(X.shape[1] - categorical.size)
-        regression = n_classes == 1
+        regression = not self._is_classifier()
         sample_weight, exponent = _prepare_scales(self, X, targets if regression else None,
                                                   sample_weight)
         data = TAOData(_writable(X, order="F"), labels, targets, sample_weight, n_classes,
-                       categorical=categorical)
+                       categorical=categorical, regression=regression)
         init = self.init
         cache = None
         key = (search_key(data, self.n_orientations, exact_max_samples), self._pair_features)
@@ -260,12 +260,13 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
             tree = self._initial_tree(name, X[train], y[train], sample_weight[train])
             part = TAOData(_writable(X[train], order="F"), labels[train], targets[train],
                            sample_weight[train], n_classes,
-                           categorical=self._categorical_columns())
-            state = TAOState.from_tree(tree, n_classes == 1, self._categorical_columns())
+                           categorical=self._categorical_columns(),
+                           regression=not self._is_classifier())
+            state = TAOState.from_tree(tree, part.regression, self._categorical_columns())
             self._run(part, state, exact_max_samples, start=start)
             w = sample_weight[val]
             err = tree_loss(state_to_tree(state, part), X[val], labels[val], targets[val], w,
-                            n_classes == 1)
+                            part.regression)
             scores[name] = err / max(float(w.sum()), np.finfo(float).tiny)
         self.init_scores_ = scores
         if self.verbose:
@@ -451,7 +452,7 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
             Numbers (NaN marks a missing value; infinity is an error) and
             category columns (``categorical_features``).
         y : array-like of shape (n_samples,)
-            Class labels, at least two classes.
+            Class labels (a single class gives a one-leaf tree).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; the loss of a sample is its weight times the 0/1 loss.
 
