@@ -386,6 +386,11 @@ def sweep_points(u, v, stats, held, has_held, objective, params, stop):
     point on one side is a partition too (the points against the held rows).
     Without held rows (``has_held`` false, ``held`` not read) this is the plain
     sweep, operation for operation.
+
+    The scoring of a cut (the right side, and with held rows the better of
+    their two sides) is written out at each of its three places: a shared
+    helper, inlined or not, made the sweep 10 to 20 % slower (measured with
+    the same points on both versions in one process).
     """
     mu, mv, ms = merge_points(u, v, stats)
     m = mu.shape[0]
