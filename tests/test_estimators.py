@@ -19,6 +19,7 @@ from bivtree import (
     load_model,
     save_model,
 )
+from bivtree.model_selection import CostComplexityCV
 from bivtree.pruning import prune_tree
 
 
@@ -122,6 +123,24 @@ def test_regression_target_checks():
         BivariateTreeRegressor().fit(X, y)
     with pytest.raises(ValueError, match="Unknown label type"):
         BivariateTreeClassifier().fit(X, X[:, 0])
+
+
+@pytest.mark.parametrize("dtype", ["string", "Float64", "object", "category"])
+@pytest.mark.parametrize("estimator", [BivariateTreeClassifier, BivariateTreeRegressor])
+def test_missing_targets_in_a_pandas_series_are_named(estimator, dtype):
+    pd = pytest.importorskip("pandas")
+    X, y = continuous_data()
+    if estimator is BivariateTreeClassifier:
+        target = pd.Series(np.where(y > 0, "p", "q")).astype(dtype if dtype != "Float64" else "string")
+    else:
+        if dtype in ("string", "category"):
+            pytest.skip("a regressor's target is numeric")
+        target = pd.Series(X[:, 0]).astype(dtype)
+    target[[3, 7]] = None  # NA in extension dtypes, None or NaN in the others
+    with pytest.raises(ValueError, match=r"y contains NaN or other missing values \(2 of them\)"):
+        estimator().fit(X, target)
+    with pytest.raises(ValueError, match=r"y contains NaN or other missing values \(2 of them\)"):
+        CostComplexityCV(estimator()).fit(X, target)
 
 
 def test_predict_checks_feature_count():

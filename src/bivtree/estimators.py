@@ -161,6 +161,25 @@ def _check_label_types(y):
                          "convert the labels to one type (e.g. y.astype(str))")
 
 
+def _check_missing_targets(y):
+    """Refuse NaN in ``y``, and pandas' missing values (``pd.NA``, ``None`` in a Series).
+
+    scikit-learn's own checks fail on ``pd.NA`` with "boolean value of NA is
+    ambiguous", which does not say what is wrong.
+    """
+    if y is None:
+        return
+    isna = getattr(y, "isna", None)  # a pandas Series or extension array
+    if callable(isna):
+        n_missing = int(np.count_nonzero(np.asarray(isna(), dtype=bool)))
+    else:
+        values = np.asarray(y)
+        n_missing = int(np.count_nonzero(np.isnan(values))) if values.dtype.kind == "f" else 0
+    if n_missing:
+        raise ValueError(f"y contains NaN or other missing values ({n_missing} of them); "
+                         "missing values are accepted in X only: drop those rows")
+
+
 def _check_class_weight(class_weight):
     """Refuse class weights that are not finite non-negative numbers, and lists of dicts."""
     multi_output = isinstance(class_weight, list)
@@ -369,12 +388,11 @@ class FittedTreeMixin:
         # sparse matrices densified, categorical columns encoded (sets categories_)
         X = encode_fit(self, X)
         _check_numeric_frame(X, self)
+        _check_missing_targets(y)
         if not self._is_classifier():
             _check_numeric_targets(y)
         # scikit-learn's finiteness check first sums X, which overflows harmlessly (and
         # warns) for finite values near the largest double; those get bivtree's range check
-        if y is not None and np.asarray(y).dtype.kind == "f" and np.isnan(y).any():
-            raise ValueError("y contains NaN; missing values are accepted in X only")
         with np.errstate(over="ignore", invalid="ignore"):
             # NaN in X is a missing value; infinity stays an error
             X, y = validate_data(self, X, y, dtype=DTYPE, ensure_all_finite="allow-nan",

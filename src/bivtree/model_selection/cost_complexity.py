@@ -37,7 +37,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import _check_sample_weight
 
 from .._validation import InstanceOf, Integral, Interval, check_params
-from ..estimators import BaseBivariateTree, ChosenTreeDelegation
+from ..estimators import BaseBivariateTree, ChosenTreeDelegation, _check_missing_targets
 from ..pruning import cost_complexity_pruning_path, prune_tree
 
 __all__ = ["CostComplexityCV"]
@@ -191,6 +191,7 @@ class CostComplexityCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         self
         """
         self._check_params()
+        _check_missing_targets(y)  # before the folds, which cannot sort missing labels
         base = clone(self.estimator).set_params(ccp_alpha=0.0)
         if isinstance(self.cv, Integral):
             folds = StratifiedKFold if is_classifier(base) else KFold
