@@ -10,6 +10,13 @@ warmed on 300 rows too), reporting CPU seconds
 resident memory. bivtree's default with 1 and 2 threads, scikit-learn's
 ``DecisionTreeClassifier`` (one thread), all grown to purity.
 
+Part ``machine``: what two cores give to two independent computations, the
+ceiling of any 2-thread speed-up on this machine: the 1-thread bivtree fit at
+``--threads-n`` rows alone in a fresh process, then in two fresh processes at
+once; ``2 * alone / (mean wall of the two)`` is the speed-up two cores gave them
+(2.0 on two free cores; less where the two virtual cores share a physical core
+or the host is busy).
+
 Part ``threads``: the same data at ``--threads-n`` rows; two fits at once in
 two Python threads with ``n_jobs=2`` each, against the same two fits with
 ``n_jobs=1``; and ``cross_validate(cv=4, n_jobs=2)`` around ``n_jobs=2``
@@ -61,10 +68,34 @@ def one_fit(tool, n, threads):
                       "peak_mib": peak, "leaves": int(model.get_n_leaves())}))
 
 
+def fresh_processes(tool, n, threads, count=1):
+    """Timings of ``count`` fits, each in its own fresh process, all started at once."""
+    command = [sys.executable, __file__, "--one", tool, str(n), str(threads)]
+    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+             for _ in range(count)]
+    outs = [proc.communicate()[0] for proc in procs]
+    for proc in procs:
+        if proc.returncode:
+            raise subprocess.CalledProcessError(proc.returncode, command)
+    return [json.loads(out.strip().splitlines()[-1]) for out in outs]
+
+
 def fresh_process(tool, n, threads):
-    out = subprocess.run([sys.executable, __file__, "--one", tool, str(n), str(threads)],
-                         capture_output=True, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return fresh_processes(tool, n, threads)[0]
+
+
+def machine_part(n):
+    """The two cores' own scaling: one 1-thread fit alone, then two at once."""
+    alone = fresh_process("auto", n, 1)
+    pair = fresh_processes("auto", n, 1, count=2)
+    print(alone, pair, flush=True)
+    mean_pair = sum(r["wall_s"] for r in pair) / 2
+    return "\n".join([
+        "| work | wall s | CPU s | two cores' speed-up |", "| --- | --- | --- | --- |",
+        f"| one 1-thread fit alone | {alone['wall_s']:.2f} | {alone['cpu_s']:.2f} | |",
+        *(f"| two 1-thread fits at once, process {k + 1} | {r['wall_s']:.2f} | "
+          f"{r['cpu_s']:.2f} | |" for k, r in enumerate(pair)),
+        f"| | | | {2 * alone['wall_s'] / mean_pair:.2f} |"])
 
 
 def scale_part(sizes):
@@ -132,8 +163,8 @@ def main(argv=None):
     parser.add_argument("--one", nargs=3, metavar=("TOOL", "N", "THREADS"), help=argparse.SUPPRESS)
     parser.add_argument("--sizes", nargs="+", type=int, default=SIZES)
     parser.add_argument("--threads-n", type=int, default=100_000)
-    parser.add_argument("--parts", nargs="+", default=["scale", "threads"],
-                        choices=["scale", "threads"])
+    parser.add_argument("--parts", nargs="+", default=["scale", "machine", "threads"],
+                        choices=["scale", "machine", "threads"])
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     if args.one:
@@ -147,6 +178,11 @@ def main(argv=None):
         uptime = subprocess.run(["uptime"], capture_output=True, text=True,
                                 check=False).stdout.strip()
         sections += ["## Scale", "", f"Load before: `{uptime}`", "", scale_part(args.sizes), ""]
+    if "machine" in args.parts:
+        uptime = subprocess.run(["uptime"], capture_output=True, text=True,
+                                check=False).stdout.strip()
+        sections += [f"## Two cores for two independent fits ({args.threads_n:,} rows)", "",
+                     f"Load before: `{uptime}`", "", machine_part(args.threads_n), ""]
     if "threads" in args.parts:
         uptime = subprocess.run(["uptime"], capture_output=True, text=True,
                                 check=False).stdout.strip()
