@@ -159,9 +159,12 @@ def frequency_weighted_impurity(counts, n_classes, criterion):
     return w - m
 
 
-@njit(**NUMBA_OPTS)
+@njit(inline="always", **NUMBA_OPTS)
 def builtin_objective(code, left, right, params):
     """Value of a partition for a built-in objective.
+
+    Inlined (numba IR) into :func:`_evaluate`: called, it cost a quarter of a
+    sweep's time (the rotational sweep scores a cut at every swap).
 
     ============================  ==========================================
     code                          statistics columns, value
