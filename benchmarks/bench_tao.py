@@ -233,32 +233,10 @@ def summarize(rows, out):
 def part_kdd(args):
     alphas = [float(a) for a in args.alphas.split(",")]
     out = args.out or "benchmarks/results/bench_tao"
-    done = set()
-    rows = []
-    if os.path.exists(out + ".csv"):
-        with open(out + ".csv") as fh:
-            rows = list(csv.DictReader(fh))
-        done = {(r["dataset"], int(r["repeat"])) for r in rows}
     datasets = args.datasets.split(",") if args.datasets else DATASETS
-    for name in datasets:
-        X, y = load_keel(name)
-        for split in HoldOut(n_repeats=args.repeats).split(X, y):
-            if (name, split.repeat) in done:
-                continue
-            t0 = time.perf_counter()
-            new = run_split(name, split.repeat, X, y, split, alphas, args.time_limit)
-            print(f"{name} repeat {split.repeat}: {time.perf_counter() - t0:.0f} s", flush=True)
-            for r in new:
-                print("   ", {k: (round(v, 3) if isinstance(v, float) else v)
-                              for k, v in r.items()}, flush=True)
-            exists = os.path.exists(out + ".csv")
-            with open(out + ".csv", "a", newline="") as fh:
-                w = csv.DictWriter(fh, FIELDS)
-                if not exists:
-                    w.writeheader()
-                for r in new:
-                    w.writerow({k: r.get(k, "") for k in FIELDS})
-            rows.extend(new)
+    rows = _resumable(out, FIELDS, datasets, load_keel,
+                      functools.partial(run_split, alphas=alphas, time_limit=args.time_limit),
+                      args.repeats)
     summarize(rows, out)
 
 
@@ -436,7 +414,7 @@ class _SklearnTree:
         self.max_depth = t.max_depth
 
 
-def _resumable(out, fields, key, datasets, load, run, repeats, stratify=True, methods=None):
+def _resumable(out, fields, datasets, load, run, repeats, stratify=True, methods=None):
     """Rows of ``out.csv`` and the missing (data set, repeat) ones, appended as they finish.
 
     ``stratify=False`` splits the rows without looking at ``y`` (HoldOut stratifies
@@ -493,7 +471,7 @@ def part_select(args):
     methods = None
     if args.rule != "1se":
         methods = {selector_method(args.rule)}
-    rows = _resumable(out, SELECT_FIELDS, None, datasets, load_keel,
+    rows = _resumable(out, SELECT_FIELDS, datasets, load_keel,
                       functools.partial(run_select_split, rule=args.rule), args.repeats,
                       methods=methods)
     lines = ["# The TAO selector on the KDD 2024 hold-out protocol", "",
@@ -658,7 +636,7 @@ def part_regression(args):
     load_start = os.getloadavg()[0]
     out = args.out or "benchmarks/results/bench_tao_regression"
     datasets = args.datasets.split(",") if args.datasets else REGRESSION_SETS
-    rows = _resumable(out, REGRESSION_FIELDS, None, datasets, load_regression,
+    rows = _resumable(out, REGRESSION_FIELDS, datasets, load_regression,
                       run_regression_split, args.repeats, stratify=False)
     lines = ["# TAO regression against pruned CART (the paper's Table 2 protocol)", "",
              *_load_lines(load_start),
