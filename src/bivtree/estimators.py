@@ -724,8 +724,8 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         notice_once()
         criterion = self._criterion_code()
         splitter = self._make_splitter()
-        sample_weight, exponent = _prepare_scales(self, X, None if self._is_classifier() else targets,
-                                                  sample_weight)
+        targets_to_check = None if self._is_classifier() else targets
+        sample_weight, exponent = _prepare_scales(self, X, targets_to_check, sample_weight)
         n_samples, n_features = X.shape
         # class weights may have zeroed what the data check let through
         positive = _positive_samples(sample_weight)

@@ -290,9 +290,10 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
     }
 
     def __init__(self, *, feature_costs, inits, lambda_min, lambda_max_fraction, n_lambdas,
-                 max_refine, max_grid_extensions, restarts, pair_features, cv, rule, refit, bivariate_splitter, max_depth,
-                 min_samples_leaf, n_orientations, max_pairs, max_iter, time_limit, n_jobs,
-                 random_state, verbose, categorical_features, max_categories):
+                 max_refine, max_grid_extensions, restarts, pair_features, cv, rule, refit,
+                 bivariate_splitter, max_depth, min_samples_leaf, n_orientations, max_pairs,
+                 max_iter, time_limit, n_jobs, random_state, verbose, categorical_features,
+                 max_categories):
         self.feature_costs = feature_costs
         self.inits = inits
         self.lambda_min = lambda_min
@@ -848,8 +849,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
-                 bivariate_splitter="orientations",
+                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="1se",
+                 refit="auto", bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
                  max_iter=50, time_limit=None, class_weight=None, n_jobs=None,
                  random_state=None, verbose=0,
@@ -891,8 +892,8 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="1se", refit="auto",
-                 bivariate_splitter="orientations",
+                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="1se",
+                 refit="auto", bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
                  max_iter=50, time_limit=None, n_jobs=None, random_state=None, verbose=0,
                  categorical_features="from_dtype", max_categories=None):

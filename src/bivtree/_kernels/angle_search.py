@@ -243,6 +243,9 @@ def binned_cut(values, n_bins, cuts, bins):
     is always re-scanned exactly. Values with NaN (rows missing a feature of
     the pair) are ranked by the exact scan instead, which sends the missing
     rows to their better side (:func:`~bivtree._kernels.scan.scan_sorted`).
+    The coarse phase does the same in fewer passes (:func:`coarse_proxy_at`,
+    held equal to this by the tests); this is the histogram scan of a given
+    array of values.
     """
     if count_missing(values) > 0:
         return scan_sorted(values, cuts).proxy
