@@ -39,6 +39,7 @@ from contextlib import contextmanager
 
 import numba
 from joblib import effective_n_jobs
+from numba.np.ufunc import parallel as numba_parallel
 
 #: below this many sample scans a search runs on one thread: waking a second
 #: thread (which may have to wait for a busy core) costs more than it saves.
@@ -46,6 +47,8 @@ PARALLEL_MIN_WORK = 50_000
 
 _start_lock = threading.Lock()
 _openmp = None
+#: reads the calling thread's kernel thread count once the threading layer runs
+_read_num_threads = numba.get_num_threads
 
 
 def start_threads():
@@ -63,6 +66,17 @@ def start_threads():
             if not user_set:
                 del os.environ["OMP_WAIT_POLICY"]
         _openmp = _openmp_runtimes()
+        global _read_num_threads
+        # numba.get_num_threads() takes two locks first, to launch the layer once; at
+        # every node of a fit that is most of its cost, and under the GIL a chance for
+        # the fit's other threads to take over. Launched, the count can be read directly.
+        _read_num_threads = getattr(numba_parallel, "_get_num_threads",
+                                    numba.get_num_threads)
+
+
+def kernel_threads():
+    """The calling thread's kernel thread count (``numba.get_num_threads()``, cheaper)."""
+    return _read_num_threads()
 
 
 def _openmp_runtimes():
@@ -149,21 +163,31 @@ def threads_over_budget():
     return max(0, _budget.in_use - _budget.total)
 
 
-@contextmanager
-def threads_for_work(work):
+class threads_for_work:  # lower case: a context manager, used like a function
     """One thread for a block of fewer than :data:`PARALLEL_MIN_WORK` sample scans.
 
     Otherwise the block keeps the fit's threads. Restores the setting afterwards.
+    A class rather than a generator: it runs a few times at every node, and a
+    generator-based context manager costs several times more Python time there.
     """
-    previous = numba.get_num_threads()
-    if work >= PARALLEL_MIN_WORK or previous == 1:
-        yield  # nothing to change (setting the count costs a node noticeable Python time)
-        return
-    numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
+
+    __slots__ = ("previous", "work")
+
+    def __init__(self, work):
+        self.work = work
+        self.previous = 0
+
+    def __enter__(self):
+        previous = kernel_threads()
+        # nothing to change at one thread (setting the count costs a node noticeable time)
+        if self.work < PARALLEL_MIN_WORK and previous != 1:
+            numba.set_num_threads(1)
+            self.previous = previous
+
+    def __exit__(self, *exc_info):
+        if self.previous:
+            numba.set_num_threads(self.previous)
+            self.previous = 0
 
 
 #: the most sample scans one compiled call of a split search does (about a
@@ -180,7 +204,7 @@ def work_chunks(n_items, item_work):
     idles a thread. Before each chunk a pending Ctrl-C is raised
     (:func:`check_interrupt`).
     """
-    n_threads = numba.get_num_threads()
+    n_threads = kernel_threads()
     per_chunk = max(1, CHUNK_WORK // max(1, int(item_work)) // n_threads) * n_threads
     for start in range(0, n_items, per_chunk):
         check_interrupt()

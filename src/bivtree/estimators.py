@@ -438,23 +438,23 @@ class FittedTreeMixin:
         internal = np.flatnonzero(~tree.is_leaf)
         if internal.size == 0:
             return importances
-        spreads = None
-        wn = tree.weighted_n_node_samples
-        for node in internal:
-            left, right = tree.children_left[node], tree.children_right[node]
-            decrease = (wn[node] * tree.impurity[node] - wn[left] * tree.impurity[left]
-                        - wn[right] * tree.impurity[right])
-            used = tree.features[node] >= 0
-            feats, coefs = tree.features[node][used], tree.weights[node][used]
-            if feats.size == 1:
-                importances[feats[0]] += decrease
-                continue
-            if spreads is None:  # the weighted std of every node's features, one pass
-                spreads = tree.node_spreads(X, sample_weight)
-            spread = np.abs(coefs) * spreads[node][used]
-            share = spread / spread.sum() if spread.sum() > 0 else np.full(feats.size,
-                                                                           1.0 / feats.size)
-            np.add.at(importances, feats, decrease * share)
+        wn, impurity = tree.weighted_n_node_samples, tree.impurity
+        left, right = tree.children_left[internal], tree.children_right[internal]
+        decrease = (wn[internal] * impurity[internal] - wn[left] * impurity[left]
+                    - wn[right] * impurity[right])
+        features = tree.features[internal]
+        used = features >= 0
+        n_used = used.sum(axis=1)
+        share = used.astype(np.float64)  # one used slot: all of the decrease
+        shared = np.flatnonzero(n_used > 1)
+        if shared.size:  # the weighted std of every node's features, one pass
+            spread = (np.abs(tree.weights[internal[shared]])
+                      * tree.node_spreads(X, sample_weight)[internal[shared]] * used[shared])
+            total = spread.sum(axis=1, keepdims=True)
+            even = used[shared] / n_used[shared, None]
+            share[shared] = np.where(total > 0, spread / np.where(total > 0, total, 1.0), even)
+        # row by row, slot by slot: the order in which the nodes add up per feature
+        np.add.at(importances, features[used], (decrease[:, None] * share)[used])
         total = importances.sum()
         return importances / total if total > 0 else importances
 

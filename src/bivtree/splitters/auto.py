@@ -70,6 +70,7 @@ scan rather than the histogram.
 """
 
 import hashlib
+import math
 from typing import ClassVar
 
 import numpy as np
@@ -114,9 +115,13 @@ def split_samples(data, samples, split):
     return order[:mid], order[mid:]
 
 
-def with_univariate(candidates, univariate, every):
-    """``candidates`` (best first), followed with ``every`` by ``univariate`` when not first."""
-    if every and univariate is not None and candidates[0] is not univariate:
+def with_univariate(candidates, univariate, n_candidates):
+    """``candidates`` (best first), then ``univariate`` if not first and there is room.
+
+    ``n_candidates``: the most candidates wanted (0: all of them).
+    """
+    room = n_candidates == 0 or len(candidates) < n_candidates
+    if room and univariate is not None and candidates[0] is not univariate:
         return [*candidates, univariate]
     return candidates
 
@@ -277,14 +282,15 @@ class AutoSplitter(Splitter):
         A node's count and, later, the grower at that node ask for them; the
         list is kept by node (``key``: its :func:`node_key`, computed if not given).
         """
+        wanted = self.lookahead_candidates
         if samples.shape[0] < _CACHED_NODE_SIZE:
-            return self._search(data, samples, features, every=True)
+            return self._search(data, samples, features, wanted)
         splits = self._lookahead_cache(data)[1]
         if key is None:
             key = node_key(samples, features.tobytes())
         candidates = splits.get(key)
         if candidates is None:
-            candidates = splits[key] = self._search(data, samples, features, every=True)
+            candidates = splits[key] = self._search(data, samples, features, wanted)
         return candidates
 
     def prepare(self, data):
@@ -358,8 +364,8 @@ class AutoSplitter(Splitter):
             pending += 2
         return leaves
 
-    def _search(self, data, samples, features, every=False):
-        """The one-step search: ``[best split]``, or with ``every`` the candidates best first.
+    def _search(self, data, samples, features, n_candidates=1):
+        """The one-step search's first ``n_candidates`` candidates, best first (0: all).
 
         The candidates are the best split, then the other refined bivariate
         candidates that beat the best univariate split (on the whole node), then
@@ -379,14 +385,14 @@ class AutoSplitter(Splitter):
             with threads_for_work(n * exhaustive):
                 best = best_direction_split(data, samples, features, univariate, self.dir_a,
                                             self.dir_b, scaling.offset, scaling.inv_scale)
-            return with_univariate([best], univariate, every)
+            return with_univariate([best], univariate, n_candidates)
         # (more anchors than features is every feature: kept within the kernel's integers)
         pair_j, pair_k = screened_pairs(features, cuts.proxies, scaling.inv_scale, screen,
                                         min(self.n_anchors, n_varying))
         rows = spread_rows(samples, self.max_scan_samples)
         with threads_for_work(rows.shape[0] * focused):
             return self._coarse_to_fine(data, samples, rows, pair_j, pair_k, univariate,
-                                        scaling.inv_scale, every)
+                                        scaling.inv_scale, n_candidates)
 
     @staticmethod
     def _refined_split(found, c, pair_j, pair_k, univariate):
@@ -396,22 +402,24 @@ class AutoSplitter(Splitter):
         routing arithmetic, as :func:`~bivtree.splitters._pairs.finish_bivariate`
         would again.
         """
-        weight = found.weights[c]
-        if not np.isfinite(weight) or weight == 0.0 or not np.isfinite(found.proxies[c]):
+        # Python floats: a node's few candidates cost less than with numpy scalars
+        weight, proxy = float(found.weights[c]), float(found.proxies[c])
+        if not math.isfinite(weight) or weight == 0.0 or not math.isfinite(proxy):
             return univariate
         q = found.pairs[c]
         return bivariate_if_better(
             univariate, [pair_j[q], pair_k[q]], [1.0, weight], found.thresholds[c],
-            found.base - found.proxies[c], found.base, found.w_node,
+            found.base - proxy, found.base, found.w_node,
             missing_left=bool(found.missing_left[c]), direction=int(c),
-            n_pairs=int(pair_j.size), angle=float(np.degrees(found.angles[c])))
+            n_pairs=int(pair_j.size), angle=math.degrees(found.angles[c]))
 
     def _coarse_to_fine(self, data, samples, rows, pair_j, pair_k, univariate, inv_scale,
-                        every=False):
+                        n_candidates=1):
         """``[best]`` of ``univariate`` and the refined directions of ``(pair_j, pair_k)``.
 
-        With ``every``, the other refined candidates that beat ``univariate``
-        follow, then ``univariate``.
+        With ``n_candidates`` other than 1, the other refined candidates that
+        beat ``univariate`` follow, then ``univariate``, up to ``n_candidates``
+        in all (0: every one).
         """
         if pair_j.size == 0:
             return [univariate]
@@ -442,8 +450,12 @@ class AutoSplitter(Splitter):
             split = finish(c, best)
             if split is not best:
                 best, best_c = split, c
-        if not every:
-            return [best]
-        others = [finish(c, univariate) for c in ranked if c != best_c]
-        others = [split for split in others if split is not univariate]
-        return with_univariate([best, *others], univariate, every)
+        candidates = [best]
+        for c in ranked:
+            if n_candidates and len(candidates) >= n_candidates:
+                return candidates
+            if c != best_c:
+                split = finish(c, univariate)
+                if split is not univariate:
+                    candidates.append(split)
+        return with_univariate(candidates, univariate, n_candidates)

@@ -21,7 +21,7 @@ from numba import njit, prange
 
 from .._config import NUMBA_OPTS
 from .._kernels.scan import gather_node, scan_values
-from .._threads import work_chunks
+from .._threads import CHUNK_WORK, check_interrupt, work_chunks
 from ._base import Splitter, make_split, register
 
 
@@ -72,6 +72,11 @@ def univariate_cuts(data, samples, features):
     Large nodes are searched a few features per compiled call
     (:func:`~bivtree._threads.work_chunks`), so that Ctrl-C stops a fit soon.
     """
+    if features.shape[0] * samples.shape[0] <= CHUNK_WORK:  # one call (most nodes)
+        check_interrupt()
+        return univariate_search(
+            data.X, samples, features, data.labels, data.targets, data.sample_weight,
+            data.n_classes, data.criterion, data.min_samples_leaf, data.min_weight_leaf)
     parts = [univariate_search(
         data.X, samples, features[chunk], data.labels, data.targets, data.sample_weight,
         data.n_classes, data.criterion, data.min_samples_leaf, data.min_weight_leaf)
