@@ -14,6 +14,7 @@ that problem: the best over every cut of the known values times the side of
 the missing ones (:mod:`bivtree._kernels.scan`).
 """
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -90,13 +91,16 @@ def univariate_cuts(data, samples, features):
 
 def univariate_split_from_cuts(cuts, features):
     """The best of ``cuts`` as a split (lowest feature on ties), or ``None`` when none is valid."""
-    if cuts.proxies.size == 0:
+    proxies = cuts.proxies
+    if proxies.size == 0:
         return None
-    best = int(np.argmax(cuts.proxies))  # first maximum: lowest feature index wins ties
-    if not np.isfinite(cuts.proxies[best]):
+    # first maximum: lowest feature index wins ties (Python scalars: this runs at every node)
+    best = int(proxies.argmax())
+    proxy = float(proxies[best])
+    if not math.isfinite(proxy):
         return None
     return make_split([features[best], -1], [1.0, 0.0], cuts.thresholds[best],
-                      cuts.base - cuts.proxies[best], missing_left=bool(cuts.missing_left[best]),
+                      cuts.base - proxy, missing_left=bool(cuts.missing_left[best]),
                       kind="univariate")
 
 
