@@ -188,10 +188,13 @@ def best_cut_offset(values, order, labels, targets, sample_weight, criterion,
             left_counts[c] = held
             right_counts[c] = tot_counts[c] - held
             sq_left += left_counts[c] * left_counts[c]
-            xl_left += xlogx(left_counts[c])
-            max_left = max(max_left, left_counts[c])
             sq_right += right_counts[c] * right_counts[c]
-            xl_right += xlogx(right_counts[c])
+            if criterion == ENTROPY:
+                # only entropy reads these: two logarithms per class cost a scan of a few
+                # dozen samples about 40 % of its time
+                xl_left += xlogx(left_counts[c])
+                xl_right += xlogx(right_counts[c])
+            max_left = max(max_left, left_counts[c])
             max_right = max(max_right, right_counts[c])
     last = n_total - min_samples_leaf  # more rows left than this leave too few on the right
     n_cuts = n if cut_after_last else n - 1
