@@ -39,7 +39,6 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # before numpy and numba load
 
 import argparse
-import subprocess
 import sys
 import time
 
@@ -54,7 +53,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from bivtree import BivariateTreeClassifier
 from bivtree.datasets import load_keel
-from bivtree.experiments.machine import machine_description
+from bivtree.experiments.machine import machine_description, machine_load
 
 CATEGORICAL_SETS = ["crx", "mushroom", "housevotes", "chess", "tic-tac-toe", "splice", "breast"]
 NUMERIC_SETS = ["pima", "wdbc", "vehicle", "segment"]
@@ -200,14 +199,17 @@ def main(argv=None):
             f"{m} {np.mean([np.mean(r[m]['seconds']) for _, _, r in rows]):.3f}"
             for m in MODELS) + "."
         lines += ["", summary, "", seconds]
-    uptime = subprocess.run(["uptime"], capture_output=True, text=True,
-                            check=False).stdout.strip()
-    load = (f"Load when the report was written: `{uptime}`; run took "
+    load = (f"Load when the report was written: `{machine_load()}`; run took "
             f"{time.perf_counter() - t_start:.0f} s.")
     lines += ["", f"Machine: {machine_description()}", "", load]
+    write_or_print(lines, args.out)
+
+
+def write_or_print(lines, out):
+    """The report's ``lines`` to the file ``out``, or printed when it is None."""
     text = "\n".join(lines) + "\n"
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
             fh.write(text)
     else:
         print(text)

@@ -29,7 +29,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # before numpy and numba load
 import argparse
 
 import numpy as np
-from bench_missing import NUMERIC_SETS, RATES, data_sets
+from bench_missing import NUMERIC_SETS, RATES, data_sets, write_or_print
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
@@ -86,12 +86,7 @@ def main(argv=None):
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {ratio:.2f} |")
         print(lines[-1], flush=True)
     lines += ["", f"Machine: {machine_description()}"]
-    text = "\n".join(lines) + "\n"
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        print(text)
+    write_or_print(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # before numpy, numba, obliquetre
 
 import argparse
 import csv
-import subprocess
 import sys
 import time
 
@@ -46,7 +45,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from bivtree import BivariateTreeClassifier
 from bivtree.datasets import load_keel
-from bivtree.experiments.machine import machine_description
+from bivtree.experiments.machine import machine_description, machine_load
 from bivtree.pruning import prune_tree
 
 SETS = ["pima", "wdbc", "vehicle", "segment", "spambase", "satimage", "penbased", "letter"]
@@ -278,13 +277,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     started = time.perf_counter()
     done = run(args)
-    uptime = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
     report = "\n".join([
         "# bivtree's default search next to its peers", "",
         ("`python benchmarks/bench_peers.py` (5-fold stratified CV, one thread each; see the "
          "script's docstring for the pruning procedure)."), "",
         f"Machine: {machine_description()}", "",
-        (f"Load when the report was written: `{uptime}`; run took "
+        (f"Load when the report was written: `{machine_load()}`; run took "
          f"{time.perf_counter() - started:.0f} s (rows reused from the CSV not counted)."), "",
         "Each cell: mean test accuracy / mean leaves / mean CPU seconds per fit.", "",
         summarize(done, args)])

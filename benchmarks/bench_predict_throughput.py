@@ -26,17 +26,14 @@ Run from the repository root, on an otherwise idle machine::
 """
 
 import argparse
-import os
 import platform
-import shutil
-import subprocess
 import time
 
 import numpy as np
 from sklearn.datasets import make_classification
 
 from bivtree import BivariateTreeClassifier, export_onnx, export_python
-from bivtree.experiments.machine import machine_description
+from bivtree.experiments.machine import machine_description, machine_load
 
 N_FEATURES = 18
 N_FIT = 20_000
@@ -87,15 +84,6 @@ def estimator_predictor(clf, n_jobs):
     return predict
 
 
-def uptime():
-    """``uptime``'s output, or the load averages where the command is missing."""
-    if shutil.which("uptime"):
-        result = subprocess.run(["uptime"], capture_output=True, text=True, check=False)
-        if result.returncode == 0:
-            return result.stdout.strip()
-    return "load average: " + ", ".join(f"{v:.2f}" for v in os.getloadavg())
-
-
 def measure(name, predict, X, expected, n_total):
     """One table row: checks the labels, times the call, extrapolates to ``n_total`` rows."""
     labels = predict(X[: min(len(X), 1000)])  # first call outside the timing (warm-up)
@@ -143,7 +131,7 @@ def main():
              "",
              f"Machine: {machine_description()}",
              f"`uname -a`: {' '.join(v for v in machine if v)}",
-             f"`uptime` before: {uptime()}",
+             f"`uptime` before: {machine_load()}",
              "",
              described,
              "",
@@ -159,7 +147,7 @@ def main():
     ]
     for name, predict, rows in methods:
         lines.append(measure(name, predict, rows, expected, args.rows))
-    lines += ["", f"`uptime` after: {uptime()}", ""]
+    lines += ["", f"`uptime` after: {machine_load()}", ""]
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.write("\n".join(lines))

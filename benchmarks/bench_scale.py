@@ -184,24 +184,18 @@ def main(argv=None):
     if args.one:
         one_fit(args.one[0], int(args.one[1]), int(args.one[2]))
         return 0
-    from bivtree.experiments.machine import machine_description
+    from bivtree.experiments.machine import machine_description, machine_load
     sections = ["# Scale and threads: bivtree's default fit next to scikit-learn", "",
                 "`python benchmarks/bench_scale.py` (see its docstring).", "",
                 f"Machine: {machine_description()}", ""]
     if "scale" in args.parts:
-        uptime = subprocess.run(["uptime"], capture_output=True, text=True,
-                                check=False).stdout.strip()
-        sections += ["## Scale", "", f"Load before: `{uptime}`", "", scale_part(args.sizes), ""]
+        sections += ["## Scale", "", f"Load before: `{machine_load()}`", "", scale_part(args.sizes), ""]
     if "machine" in args.parts:
-        uptime = subprocess.run(["uptime"], capture_output=True, text=True,
-                                check=False).stdout.strip()
         sections += [f"## Two cores for two independent fits ({args.threads_n:,} rows)", "",
-                     f"Load before: `{uptime}`", "", machine_part(args.threads_n), ""]
+                     f"Load before: `{machine_load()}`", "", machine_part(args.threads_n), ""]
     if "threads" in args.parts:
-        uptime = subprocess.run(["uptime"], capture_output=True, text=True,
-                                check=False).stdout.strip()
         sections += [f"## Nested and concurrent use ({args.threads_n:,} rows)", "",
-                     f"Load before: `{uptime}`", "", threads_part(args.threads_n), ""]
+                     f"Load before: `{machine_load()}`", "", threads_part(args.threads_n), ""]
     report = "\n".join(sections)
     print(report)
     if args.out:

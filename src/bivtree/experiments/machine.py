@@ -1,9 +1,26 @@
-"""A one-line description of the machine, for benchmark and experiment reports."""
+"""The machine and its load in one line each, for benchmark and experiment reports."""
 
 import os
 import platform
+import shutil
+import subprocess
 
-__all__ = ["machine_description"]
+__all__ = ["machine_description", "machine_load"]
+
+
+def machine_load():
+    """``uptime``'s line (time, uptime, users, load averages), or the load averages alone
+    where the command is missing.
+
+    Returns
+    -------
+    str
+    """
+    if shutil.which("uptime"):
+        result = subprocess.run(["uptime"], capture_output=True, text=True, check=False)
+        if result.returncode == 0:
+            return result.stdout.strip()
+    return "load average: " + ", ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def machine_description():
