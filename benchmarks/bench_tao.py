@@ -98,7 +98,7 @@ from bivtree import (
     tao_path,
 )
 from bivtree.datasets import load_keel
-from bivtree.experiments.machine import machine_description
+from bivtree.experiments.machine import machine_description, machine_load
 from bivtree.experiments.protocols import HoldOut
 from bivtree.pruning import cost_complexity_pruning_path, prune_tree
 
@@ -225,9 +225,7 @@ def summarize(rows, out):
             f"| {mean('nodes'):.1f} | {mean('bivariate_share'):.2f} | {mean('seconds'):.1f} "
             f"| {mean('path_seconds'):.1f} | {mean('init_seconds'):.1f} "
             f"| {'' if paper is None else f'{paper[0]}, {paper[1]}, {paper[2]}'} |")
-    with open(out + ".md", "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    _write_report(out, lines)
 
 
 def part_kdd(args):
@@ -457,15 +455,27 @@ def _stats(rows, key):
     return float(np.mean(vals)), float(np.std(vals)) if len(vals) > 1 else 0.0
 
 
+#: stands for the load at the end in a report's lines until :func:`_write_report` writes them
+_LOAD_AT_THE_END = "\0load at the end\0"
+
+
 def _load_lines(load_start):
+    """The machine, and its load (``uptime``) when the part started (``load_start``) and
+    when its report is written (:func:`_write_report`)."""
     return [f"Machine: {machine_description()}.", "",
-            (f"Load average (1 min) at the start: {load_start:.1f}; at the end: "
-            f"{os.getloadavg()[0]:.1f}. The machine was shared with other work while this "
-            "ran: wall seconds are inflated by it, CPU seconds (this process) much less."), ""]
+            f"Load at the start: `{load_start}`; at the end: `{_LOAD_AT_THE_END}`.", ""]
+
+
+def _write_report(out, lines):
+    """Write the report's ``lines`` to ``out.md`` and print them."""
+    text = "\n".join(lines).replace(_LOAD_AT_THE_END, machine_load())
+    with open(out + ".md", "w") as fh:
+        fh.write(text + "\n")
+    print(text)
 
 
 def part_select(args):
-    load_start = os.getloadavg()[0]
+    load_start = machine_load()
     out = args.out or "benchmarks/results/bench_tao_select"
     datasets = args.datasets.split(",") if args.datasets else DATASETS
     methods = None
@@ -506,9 +516,7 @@ def part_select(args):
             f"| {_stats(rs, 'decision_nodes')[0]:.1f} | {_stats(rs, 'bivariate_share')[0]:.2f} "
             f"| {_stats(rs, 'seconds')[0]:.1f} | {_stats(rs, 'cpu_seconds')[0]:.1f} "
             f"| {'' if paper is None else f'{paper[0]}, {paper[1]}, {paper[2]}'} |")
-    with open(out + ".md", "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    _write_report(out, lines)
 
 
 def part_frontier(args):
@@ -633,7 +641,7 @@ def run_regression_split(name, repeat, X, y, split):
 
 
 def part_regression(args):
-    load_start = os.getloadavg()[0]
+    load_start = machine_load()
     out = args.out or "benchmarks/results/bench_tao_regression"
     datasets = args.datasets.split(",") if args.datasets else REGRESSION_SETS
     rows = _resumable(out, REGRESSION_FIELDS, datasets, load_regression,
@@ -661,9 +669,7 @@ def part_regression(args):
             f"| {_stats(rs, 'train_rmse')[0]:.4g} | {_stats(rs, 'decision_nodes')[0]:.1f} "
             f"| {_stats(rs, 'bivariate_share')[0]:.2f} | {_stats(rs, 'seconds')[0]:.1f} "
             f"| {_stats(rs, 'cpu_seconds')[0]:.1f} |")
-    with open(out + ".md", "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    _write_report(out, lines)
 
 
 # ------------------------------------------------------------ speed
@@ -674,7 +680,7 @@ def part_speed(args):
 
     import bivtree.tao_selection as ts
 
-    load_start = os.getloadavg()[0]
+    load_start = machine_load()
     X, y = make_classification(5000, 20, n_informative=8, n_redundant=4, flip_y=0.05,
                                random_state=0)
     Xtr, ytr, Xte, yte = X[:4000], y[:4000], X[4000:], y[4000:]
@@ -711,8 +717,9 @@ def part_speed(args):
              *_load_lines(load_start),
              f"Command: `python {' '.join(sys.argv)}`", "",
              ("make_classification(5000, 20, n_informative=8, n_redundant=4, flip_y=0.05, "
-             "random_state=0): the selector on the first 4,000 rows (n_jobs=1, everything in "
-             "this process), test accuracy on the last 1,000. CPU seconds by part: the "
+             f"random_state=0): the selector on the first 4,000 rows (n_jobs={args.n_jobs}; "
+             "with 1, everything in this process), test accuracy on the last 1,000. CPU "
+             "seconds by part (n_jobs=1 only: joblib's workers are other processes): the "
              "initial trees, the paths (warm fits and restarts; 'restarts' is their wall "
              "time inside the paths), the rest (refit included)."), "",
              ("| setting | wall s | CPU s | initial trees CPU s | paths CPU s | restarts s | "
@@ -721,19 +728,20 @@ def part_speed(args):
     try:
         for label, params in settings:
             timing.clear()
-            sel = TAOTreeClassifierCV(random_state=0, n_jobs=1, **params)
+            sel = TAOTreeClassifierCV(random_state=0, n_jobs=args.n_jobs, **params)
             sel, wall, cpu = _timed(lambda sel=sel: sel.fit(Xtr, ytr))
-            lines.append(f"| {label} | {wall:.1f} | {cpu:.1f} | {timing.get('trees', 0):.1f} "
-                         f"| {timing.get('paths', 0):.1f} | {timing.get('restarts', 0):.1f} "
+            # with joblib workers the work's CPU is theirs: this process cannot count it
+            parts = ([f"{cpu:.1f}", f"{timing.get('trees', 0):.1f}",
+                      f"{timing.get('paths', 0):.1f}", f"{timing.get('restarts', 0):.1f}"]
+                     if args.n_jobs == 1 else ["-"] * 4)
+            lines.append(f"| {label} | {wall:.1f} | {' | '.join(parts)} "
                          f"| {np.count_nonzero(~sel.tree_.is_leaf)} "
                          f"| {100 * sel.score(Xte, yte):.2f} |")
             print(lines[-1], flush=True)
     finally:
         ts._initial_tree, ts.run_path = real_tree, real_path
     out = args.out or "benchmarks/results/bench_tao_speed"
-    with open(out + ".md", "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    _write_report(out, lines)
 
 
 # ------------------------------------------------------------ initial trees
@@ -743,7 +751,7 @@ def part_init(args):
     and restarts: the objective and test accuracy at every lambda, CPU seconds."""
     from bivtree.tao_selection import lambda_grid, run_path
 
-    load_start = os.getloadavg()[0]
+    load_start = machine_load()
     name = args.datasets or "segment"
     X, y = load_keel(name)
     split = next(HoldOut(n_repeats=1).split(X, y))
@@ -777,9 +785,7 @@ def part_init(args):
         print(lines[-1], flush=True)
     lines += ["", "In parentheses: nodes. A path stops at one decision node ('-')."]
     out = args.out or "benchmarks/results/bench_tao_init"
-    with open(out + ".md", "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    _write_report(out, lines)
 
 
 def main(argv=None):
@@ -794,6 +800,8 @@ def main(argv=None):
                         help="seconds per TAO fit (the best tree so far is kept)")
     parser.add_argument("--n-alpha", type=int, default=14)
     parser.add_argument("--n-cost", type=int, default=11)
+    parser.add_argument("--n-jobs", type=int, default=1,
+                        help="speed: the selector's n_jobs (wall seconds only when not 1)")
     parser.add_argument("--rule", choices=["1se", "best"], default="1se",
                         help="select: the TAO selector's rule; 'best' adds its rows alone")
     args = parser.parse_args(argv)
