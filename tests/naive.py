@@ -695,20 +695,44 @@ def best_reduced_problem(X, prefers_right, w):
     return out
 
 
+def in_category_set(code, mask):
+    """Whether ``code`` is an integer in [0, 63] whose bit is set in ``mask`` (an int)."""
+    code = float(code)
+    return code.is_integer() and 0 <= code <= 63 and (int(mask) >> int(code)) & 1 == 1
+
+
+def goes_left(x, features, weights, threshold, masks=0, missing_left=False):
+    """A node's test written out in plain Python.
+
+    ``masks``: the slots' category sets (an int: the first slot's). A node whose
+    one used slot has a set tests membership of the code; otherwise a slot with a
+    set reads its indicator (1 in the set, 0 out of it) and the node tests the
+    slot-order sum ``<= threshold``. A sample missing (NaN) a feature the node
+    uses goes left iff ``missing_left``.
+    """
+    features = [int(f) for f in np.atleast_1d(features)]
+    masks = [int(m) for m in np.atleast_1d(masks)] + [0] * len(features)
+    used = [k for k, f in enumerate(features) if f >= 0]
+    if any(math.isnan(float(x[features[k]])) for k in used):
+        return bool(missing_left)
+    if masks[0] and len(used) == 1:
+        return in_category_set(x[features[0]], masks[0])
+    s = 0.0
+    for k in used:
+        value = float(x[features[k]])
+        if masks[k]:
+            value = 1.0 if in_category_set(value, masks[k]) else 0.0
+        s += float(weights[k]) * value
+    return s <= float(threshold)
+
+
 def leaf_of(tree_arrays, x, node):
     """Leaf reached by the row ``x`` from ``node``, walking ``(cl, cr, features, weights,
-    threshold[, category_mask])`` in plain Python (a feature of -1 contributes nothing; a
-    nonzero mask sends an integer code left iff its bit is set)."""
+    threshold[, category_mask])`` in plain Python (:func:`goes_left`, no missing value)."""
     cl, cr, features, weights, threshold = tree_arrays[:5]
     masks = tree_arrays[5] if len(tree_arrays) > 5 else [0] * len(cl)
     while cl[node] != -1:
-        mask = int(masks[node])
-        if mask:
-            code = float(x[features[node][0]])
-            left = code.is_integer() and 0 <= code <= 63 and (mask >> int(code)) & 1 == 1
-        else:
-            s = sum(weights[node][k] * x[f] for k, f in enumerate(features[node]) if f >= 0)
-            left = s <= threshold[node]
+        left = goes_left(x, features[node], weights[node], threshold[node], masks[node])
         node = cl[node] if left else cr[node]
     return node
 

@@ -35,17 +35,9 @@ SET = [0, 2, 5]
 
 # --------------------------------------------------------------------------- references
 def naive_goes_left(x, features, weights, threshold, mask):
-    """The node test written out in Python: a category set, or the sum in slot order."""
-    mask = int(mask)
-    if mask:
-        c = float(x[features[0]])
-        return bool(c.is_integer() and 0 <= c <= 63 and (mask >> int(c)) & 1)
-    s = 0.0
-    for f, w in zip(features, weights):
-        if f < 0:
-            break
-        s += w * x[f]
-    return bool(s <= threshold)
+    """The node test written out in Python: a category set, or the sum in slot order
+    (a slot with a set reads its indicator); NaN goes right (no learned side)."""
+    return naive.goes_left(x, features, weights, threshold, mask)
 
 
 def naive_path(tree, x):
@@ -67,13 +59,21 @@ def random_tree(rng, n_features, depth):
         nodes.append(None)
         if d == depth or (d > 0 and rng.uniform() < 0.2):
             return node
-        if rng.uniform() < 0.5:
+        kind = rng.uniform()
+        if kind < 0.4:
             mask = int(rng.integers(1, 2 ** 62)) | (int(rng.integers(0, 2)) << 63)
-            split = ([int(rng.integers(n_features)), -1], [1.0, 0.0], 0.0, mask)
+            split = ([int(rng.integers(n_features)), -1], [1.0, 0.0], 0.0, [mask, 0])
+        elif kind < 0.7 and n_features >= 2:
+            # indicator slots: one or both slots read a category set's indicator
+            f = rng.choice(n_features, size=2, replace=False).tolist()
+            masks = [int(rng.integers(1, 2 ** 8)) if rng.uniform() < 0.6 else 0,
+                     int(rng.integers(1, 2 ** 8))]
+            split = (f, [float(rng.normal()), float(rng.normal())],
+                     float(rng.normal()), masks)
         else:
             f = rng.choice(n_features, size=min(2, n_features), replace=False).tolist()
             w = [1.0, float(rng.normal())] if len(f) == 2 else [1.0]
-            split = ((f + [-1])[:2], (w + [0.0])[:2], float(rng.normal(scale=20)), 0)
+            split = ((f + [-1])[:2], (w + [0.0])[:2], float(rng.normal(scale=20)), [0, 0])
         left = build(d + 1)
         right = build(d + 1)
         nodes[node] = (split, left, right)
@@ -83,7 +83,7 @@ def random_tree(rng, n_features, depth):
     n = len(nodes)
     cl, cr = np.full(n, -1), np.full(n, -1)
     features, weights = np.full((n, 2), -1), np.zeros((n, 2))
-    threshold, mask = np.full(n, -2.0), [0] * n
+    threshold, mask = np.full(n, -2.0), [[0, 0] for _ in range(n)]
     for i, entry in enumerate(nodes):
         if entry is not None:
             (features[i], weights[i], threshold[i], mask[i]), cl[i], cr[i] = entry
@@ -275,10 +275,22 @@ def test_dict_json_pickle_and_copy_keep_the_sets():
     assert other != tree
     # all 64 bits survive JSON
     big = random_tree(np.random.default_rng(1), 2, 3)
-    big.category_mask[~big.is_leaf] = 2 ** 64 - 1
+    big.category_mask[:] = 0
+    big.category_mask[~big.is_leaf, 0] = 2 ** 64 - 1
     big.features[~big.is_leaf, 1] = -1
     big.weights[~big.is_leaf] = [1.0, 0.0]
     assert Tree.from_json(Tree(**{k: v for k, v in vars(big).items()}).to_json()) == big
+    assert big.to_dict()["version"] == 2 and big.to_dict()["category_mask"][0] == 2 ** 64 - 1
+    # indicator slots: version 4, one row of sets per node, all 64 bits of both slots
+    mixed = random_tree(np.random.default_rng(1), 2, 3)
+    mixed.category_mask[:] = 0
+    mixed.features[~mixed.is_leaf] = [0, 1]
+    mixed.category_mask[~mixed.is_leaf] = [2 ** 64 - 1, 2 ** 63 + 5]
+    mixed = Tree(**{k: v for k, v in vars(mixed).items()})
+    assert mixed.has_indicator_slots.tolist() == (~mixed.is_leaf).tolist()
+    data = json.loads(mixed.to_json())
+    assert data["version"] == 4 and data["category_mask"][0] == [2 ** 64 - 1, 2 ** 63 + 5]
+    assert Tree.from_dict(data) == mixed
 
 
 def test_version_1_dictionaries_still_load():
@@ -290,14 +302,16 @@ def test_version_1_dictionaries_still_load():
     assert Tree.from_dict(old) == tree
     with pytest.raises(ValueError, match="lacks \\['category_mask'\\]"):
         Tree.from_dict({**old, "version": 2})
-    with pytest.raises(ValueError, match="unsupported tree format version 4"):
-        Tree.from_dict({**old, "version": 4})
+    with pytest.raises(ValueError, match="unsupported tree format version 5"):
+        Tree.from_dict({**old, "version": 5})
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda a: a["category_mask"].__setitem__(1, 4), "leaves must have category_mask 0"),
-    (lambda a: a["features"].__setitem__(0, [0, 1]), "tests one feature"),
-    (lambda a: a["weights"].__setitem__(0, [2.0, 0.0]), "tests one feature"),
+    (lambda a: a["category_mask"].__setitem__(1, 4), "leaves and unused slots must have"),
+    # a set in the unused second slot
+    (lambda a: a.__setitem__("category_mask", [[4, 1], [0, 0], [0, 0]]), "unused slots"),
+    (lambda a: a["weights"].__setitem__(0, [2.0, 0.0]), "has weights \\[1, 0, ...\\]"),
+    (lambda a: a.__setitem__("category_mask", [[4, 0], [0, 0]]), "category_mask"),
     (lambda a: a.__setitem__("category_mask", [-4, 0, 0]), "category_mask"),
     (lambda a: a.__setitem__("category_mask", [4.0, 0, 0]), "category_mask"),
     (lambda a: a.__setitem__("category_mask", [4, 0]), "category_mask"),

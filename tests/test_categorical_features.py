@@ -89,7 +89,7 @@ def check_subset(codes, y, w, criterion, n_classes, exact):
         assert brute == pytest.approx(node, rel=1e-9, abs=1e-9 * scale)
         return
     # the stored set routes the partition it reported
-    mask = int(split.category_mask)
+    mask = int(split.category_mask[0])
     left = np.array([(mask >> int(c)) & 1 == 1 for c in codes])
     g = naive.weighted_child_impurity(left, y, w, criterion, n_classes)
     assert split.objective == pytest.approx(g, rel=1e-9, abs=1e-9 * scale)
@@ -124,7 +124,7 @@ def check_subset_with_missing(codes, y, w, criterion, n_classes, holes):
         assert brute == math.inf or brute == pytest.approx(node, rel=1e-9, abs=1e-9 * scale)
         return
     # the stored set and missing side route the partition the search reported
-    mask = int(split.category_mask)
+    mask = int(split.category_mask[0])
     missing = np.isnan(codes)
     left = np.where(missing, split.missing_left,
                     [(not m) and (mask >> int(c)) & 1 == 1 for c, m in
@@ -221,10 +221,15 @@ def test_categorical_rules_route_training_samples_as_scored(model, seed, max_dep
     on_codes.categories_ = None
     del on_codes.feature_names_in_
     check_routes_as_scored(model, on_codes, calls, encoded, y, w)
-    # bivariate and linear rules use numeric features only
+    # bivariate and linear rules read a categorical feature only as a category set's
+    # indicator, and only the splitters that pair indicators do
     tree = est.tree_
     linear = ~tree.is_leaf & ~tree.is_categorical
-    assert not np.isin(tree.features[linear], [2, 3]).any()
+    on_categories = np.isin(tree.features[linear], [2, 3])
+    assert np.all(tree.category_mask[linear][on_categories] != 0)
+    assert np.all(tree.category_mask[linear][~on_categories] == 0)
+    if model.kind != "auto":  # the one splitter with category_pairs
+        assert not on_categories.any()
     assert np.isin(tree.features[tree.is_categorical, 0], [2, 3]).all()
 
 
@@ -238,7 +243,8 @@ def fitted(model, seed=3, **params):
 def test_categories_one_and_two_threads_give_identical_trees(model):
     one, frame, _ = fitted(model, n_jobs=1)
     two, _, _ = fitted(model, n_jobs=2)
-    assert one.tree_.is_categorical.any()
+    uses = one.tree_.has_indicator_slots if model.kind == "auto" else one.tree_.is_categorical
+    assert uses.any()
     for a, b in ((one, two),):
         ja, jb = json.loads(to_json(a)), json.loads(to_json(b))
         for j in (ja, jb):
@@ -266,7 +272,8 @@ def test_categories_json_round_trip_keeps_the_values(model, tmp_path):
 
 def test_rules_print_category_values():
     frame, y = categorical_fit_data(0, n=200)
-    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    est = BivariateTreeClassifier(max_depth=2, splitter_options={"category_pairs": False}).fit(
+        frame, y)
     assert est.tree_.is_categorical.any()
     text = export_text(est)
     assert "if colour in {black, blue, green}:" in text, text
@@ -277,6 +284,25 @@ def test_rules_print_category_values():
     assert "colour not in {black, blue, green}" in conditions, conditions
     dot = export_graphviz(est)
     assert "colour in {black, blue, green}" in dot
+
+
+def test_indicator_slots_print_category_values():
+    # the score is a + 1.5 * [colour in {red, white}] - [size == 10]: the default search
+    # pairs the numeric column with a colour's indicator
+    frame, y = categorical_fit_data(0, n=200)
+    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    tree = est.tree_
+    assert tree.has_indicator_slots[0] and tree.features[0].tolist() == [0, 2]
+    assert tree.category_mask[0, 0] == 0
+    red = est.categories_[2].tolist().index("red")
+    assert tree.category_mask[0, 1] == 1 << red
+    w, t = tree.weights[0, 1], tree.threshold[0]
+    rule = f"a + {w:.4g} * [colour in {{red}}] <= {t:.4g}"
+    assert f"if {rule}:" in export_text(est)
+    conditions = [c for row in export_rules(est) for c in row["conditions"]]
+    assert any(c["text"] == rule and c["indicator_categories"] == [None, [red]]
+               for c in conditions)
+    assert rule in export_graphviz(est)
 
 
 # ====================================================== categorical_features, input
@@ -458,7 +484,8 @@ def test_plots_label_category_bars_with_values():
     from bivtree import plot_tree
 
     frame, y = categorical_fit_data(0, n=200)
-    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    est = BivariateTreeClassifier(max_depth=2, splitter_options={"category_pairs": False}).fit(
+        frame, y)
     ax = plot_tree(est, frame, y)
     labels = {t.get_text() for a in ax.child_axes for t in a.get_xticklabels()}
     assert {"black", "blue", "green", "red", "white"} <= labels, labels
@@ -472,9 +499,12 @@ def test_sql_and_python_exports_take_category_values():
 
     frame, y = categorical_fit_data(4, n=150)
     frame["size"] = frame["size"].astype(str)
+    # categorical nodes only (the default search would pair indicators with numbers)
     est = BivariateTreeClassifier(max_depth=3, categorical_features=["colour", "size"],
-                                  max_categories=4).fit(frame, y)
+                                  max_categories=4,
+                                  splitter_options={"category_pairs": False}).fit(frame, y)
     assert est.tree_.is_categorical.any() and est.infrequent_categories_[2] is not None
+    assert not est.tree_.has_indicator_slots.any()
     expected = est.apply(frame)
     namespace = {}
     exec(export_python(est, output="leaf", row_type="mapping"), namespace)  # noqa: S102
@@ -506,3 +536,67 @@ def test_an_infinite_category_value_is_refused_by_name():
     with pytest.raises(ValueError, match=r"categorical column 0 \('normal'\) holds the "
                                          r"infinite value inf"):
         BivariateTreeClassifier().fit(X, y)
+
+
+def test_sql_and_python_exports_take_category_values_in_indicator_slots():
+    """The twin of the test above for the default search, whose linear rules read a category
+    set's indicator: category values (grouped ones included) map to codes, and a value unseen
+    at fit, like a missing one, makes the node's value missing in both exports."""
+    import sqlite3
+
+    from bivtree import export_python, export_sql
+
+    frame, y = categorical_fit_data(4, n=150)
+    frame["size"] = frame["size"].astype(str)
+    est = BivariateTreeClassifier(max_depth=3, categorical_features=["colour", "size"],
+                                  max_categories=4).fit(frame, y)
+    tree = est.tree_
+    assert tree.has_indicator_slots.any() and est.infrequent_categories_[2] is not None
+    on_categories = tree.features[tree.has_indicator_slots]
+    assert np.isin(on_categories, [2, 3]).any()
+    head = frame.head(10)
+    rows = pd.concat([frame, head.assign(colour="purple"), head.assign(colour=None),
+                      head.assign(size="7"), head.assign(a=np.nan)], ignore_index=True)
+    # the same tree with the other missing side at every node, so that both sides are seen
+    flipped = copy.deepcopy(est)
+    flipped.tree_.missing_go_left = ~tree.missing_go_left & ~tree.is_leaf
+    db = sqlite3.connect(":memory:")
+    rows.to_sql("data", db, index=False)
+    for model in (est, flipped):
+        expected = model.apply(rows)
+        # the unseen and missing values reach other leaves than the known ones
+        assert np.any(expected[150:170] != expected[:10].tolist() * 2)
+        namespace = {}
+        exec(export_python(model, output="leaf", row_type="mapping"), namespace)  # noqa: S102
+        assert [namespace["predict_row"](r) for r in rows.to_dict("records")] == (
+            expected.tolist())
+        got = [r[-1] for r in db.execute(export_sql(model, output="leaf"))]
+        assert got == expected.tolist()
+
+
+def test_indicator_views_name_category_values():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bivtree import export_html, plot_split, plot_tree
+    from bivtree.explain import explain
+
+    frame, y = categorical_fit_data(0, n=200)
+    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    tree = est.tree_
+    assert tree.has_indicator_slots[0] and tree.features[0].tolist() == [0, 2]
+    name = est.categories_[2][int(tree.category_mask[0, 1]).bit_length() - 1]
+    # the plots' rows, the page's plot and the explained step all name the set by value
+    ax = plot_tree(est, frame, y)
+    root = next(a for a in ax.child_axes if a.get_label() == "node 0")
+    assert [t.get_text() for t in root.get_yticklabels()] == ["not", f"colour in {{{name}}}"]
+    single = plot_split(est, 0, frame, y)
+    assert f"[colour in {{{name}}}]" in single.get_title()
+    plt.close("all")
+    page = export_html(est, frame, y)
+    assert f'"y_ticks":["not","colour in {{{name}}}"]' in page
+    step = explain(est, frame.iloc[[0]]).steps[0]
+    assert step.indicator_categories[1] == (int(tree.category_mask[0, 1]).bit_length() - 1,)
+    assert f"[colour in {{{name}}}]" in step.rule

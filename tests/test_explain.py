@@ -9,9 +9,11 @@ from bivtree import (
     BivariateTreeRegressor,
     TAOTreeClassifier,
     TAOTreeRegressor,
+    export_text,
 )
 from bivtree._kernels.traversal import in_category_set, project_row
 from bivtree.explain import Explanation, contributions, explain
+from bivtree.formatting import format_number
 
 
 def _data(n=90, seed=0):
@@ -87,7 +89,7 @@ def test_the_path_is_the_decision_path_and_each_side_the_routing_kernels(fitted)
             if step.is_categorical:
                 code = X[i, tree.features[node, 0]]
                 assert step.category == code
-                assert step.in_set == in_category_set(code, tree.category_mask[node])
+                assert step.in_set == in_category_set(code, tree.category_mask[node, 0])
                 assert step.in_set == step.goes_left and step.margin is None
                 continue
             # the very number apply compares with the threshold
@@ -233,3 +235,117 @@ def test_more_than_one_row_is_refused():
     est, X = _fitted("univariate")
     with pytest.raises(ValueError, match="one sample"):
         explain(est, X[:2])
+
+
+# ------------------------------------------------------------------ indicator slots
+def _indicator_fit():
+    """The default search on a frame with a text column: its nodes add a colour's
+    indicator to a numeric feature (``a + 1.2 * [colour in {red}] <= 0.36``)."""
+    from test_categorical_features import categorical_fit_data
+
+    frame, y = categorical_fit_data(0, n=200)
+    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    assert est.tree_.has_indicator_slots.any()
+    return est, frame
+
+
+def _two_indicator_fit():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"c1": rng.choice(list("xyz"), 300),
+                          "c2": rng.choice(list("wxyz"), 300)})
+    y = ((frame["c1"] == "x") & (frame["c2"] == "y")).astype(int)
+    est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    assert (est.tree_.category_mask[0] != 0).all() and est.tree_.features[0, 1] >= 0
+    return est, frame
+
+
+def _indicator(code, mask):
+    """What an indicator slot reads, written out: NaN, or whether the code is in the set."""
+    if np.isnan(code):
+        return np.nan
+    return float(float(code).is_integer() and 0 <= code <= 63 and (int(mask) >> int(code)) & 1)
+
+
+def _check_indicator_steps(est, rows):
+    tree = est.tree_
+    X = est._validate_X_predict(rows)
+    paths = est.decision_path(rows)
+    seen = set()
+    for i in range(len(rows)):
+        result = explain(est, rows.iloc[[i]])
+        assert result.path == paths[i].indices.tolist()
+        for step in result.steps:
+            node = step.node
+            assert step.goes_left == (step.child == tree.children_left[node])
+            used = tree.features[node] >= 0
+            masks = tree.category_mask[node][used]
+            assert step.has_indicator_slots == bool(masks.any())
+            assert step.indicator_categories == tuple(
+                tuple(int(c) for c in range(64) if (int(m) >> c) & 1) or None for m in masks)
+            # an indicator slot reads 1 in the set, 0 for another category, NaN if missing
+            values = [_indicator(X[i, f], m) if m else X[i, f]
+                      for f, m in zip(tree.features[node][used], masks)]
+            np.testing.assert_array_equal(step.values, values)
+            total = 0.0
+            for w, v in zip(tree.weights[node][used], values):
+                total += w * v
+            np.testing.assert_array_equal(step.projection, total)
+            assert step.missing == bool(np.isnan(total))
+            if step.missing:
+                assert np.isnan(step.margin)
+                assert step.goes_left == tree.missing_go_left[node]
+            else:
+                assert step.margin == step.threshold - step.projection
+                assert (step.margin >= 0) == step.goes_left
+            seen.update((k, v) for k, v in enumerate(values)
+                        if masks[k] and not np.isnan(v))
+            if step.missing:
+                seen.add(("missing", True))
+    return seen
+
+
+def test_indicator_steps_report_what_the_rule_reads():
+    est, frame = _indicator_fit()
+    rows = pd.concat([frame.head(60),
+                      frame.head(6).assign(colour=["red", None, "purple", "blue", "red", None]),
+                      frame.head(2).assign(a=np.nan)], ignore_index=True)
+    seen = _check_indicator_steps(est, rows)
+    # both indicator values and missing ones (None, an unseen category, a missing a) met
+    assert {(1, 0.0), (1, 1.0), ("missing", True)} <= seen
+
+
+def test_two_indicator_steps_and_their_text():
+    est, frame = _two_indicator_fit()
+    rows = pd.concat([frame.head(40), frame[(frame["c1"] == "x") & (frame["c2"] == "y")].head(3),
+                      frame.head(2).assign(c2=[None, "v"])], ignore_index=True)
+    seen = _check_indicator_steps(est, rows)
+    assert {(0, 1.0), (1, 1.0), (0, 0.0), (1, 0.0), ("missing", True)} <= seen
+    result = explain(est, frame[(frame["c1"] == "x") & (frame["c2"] == "y")].iloc[0])
+    step = result.steps[0]
+    assert step.values == (1.0, 1.0) and not step.goes_left
+    # the rule reads as the boolean test it is, the step line as the sum it computes
+    assert step.rule == "c1 not in {x} or c2 not in {y}"
+    line = str(result).splitlines()[2]
+    w = format_number(step.weights[1], 4)
+    assert line.startswith(f"  node 0: [c1 in {{x}}] + {w} * [c2 in {{y}}] = ")
+    assert line.endswith("-> no") and "(margin -" in line
+
+
+def test_an_indicator_step_prints_its_sum_with_category_values():
+    est, frame = _indicator_fit()
+    tree = est.tree_
+    # a Series of a frame mixing text and numbers is read as the frame's row
+    result = explain(est, frame.iloc[3])
+    assert result.path == est.decision_path(frame.iloc[[3]]).indices.tolist()
+    step = result.steps[0]
+    (code,) = step.indicator_categories[1]
+    name = est.categories_[2][code]
+    assert step.rule == export_text(est, decimals=None).splitlines()[0][3:-1]
+    assert f"[colour in {{{name}}}]" in step.rule
+    line = str(result).splitlines()[2]
+    w = format_number(tree.weights[0, 1], 4)
+    assert line.startswith(f"  node 0: a + {w} * [colour in {{{name}}}] = "
+                           f"{format_number(step.projection, 5)} <= ")
+    # a missing colour: the node's missing side, named as such
+    missing = explain(est, frame.iloc[[3]].assign(colour=None))
+    assert missing.steps[0].missing and "is missing" in str(missing).splitlines()[2]

@@ -4,14 +4,19 @@ The SQL runs in SQLite, the Python source through ``exec``; leaves, labels,
 values and probabilities are compared bit for bit with the estimator's on
 training-like rows, on rows from a wider range, on rows lying exactly at (and
 one unit in the last place around) the stored thresholds, and on category codes
-the tree never saw.
+the tree never saw. Trees with indicator slots (a category set's indicator as a
+term of a linear test), fitted or built by hand, are checked on codes in and out
+of their sets, fractions, missing values and category values unseen at fit.
 """
 
+import copy
+import itertools
 import math
 import sqlite3
 import struct
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bivtree import (
@@ -19,8 +24,10 @@ from bivtree import (
     BivariateTreeRegressor,
     TAOTreeClassifier,
     TAOTreeRegressor,
+    Tree,
 )
 from bivtree.export_code import export_python, export_sql, quote_identifier, sql_float
+from test_categorical_features import categorical_fit_data
 from test_model_files import chain_classifier
 
 N_ROWS = 10_000
@@ -75,7 +82,7 @@ def _evaluation_rows(estimator, X):
     rng = np.random.default_rng(1)
     rows = [X, _features(2000, seed=2, spread=3.0)]
     at = []
-    for node in np.flatnonzero((tree.children_left != -1) & (tree.category_mask == 0)):
+    for node in np.flatnonzero((tree.children_left != -1) & ~tree.is_categorical):
         used = tree.features[node] >= 0
         feats, weights = tree.features[node][used], tree.weights[node][used]
         t = tree.threshold[node]
@@ -288,3 +295,142 @@ def test_bad_arguments_are_value_errors():
         sql_float(math.inf)
     assert struct.pack("d", 0.0) != struct.pack("d", -0.0)  # zeros are written unsigned
     assert sql_float(-0.0) == sql_float(0.0) == "0.0"
+
+
+# ---------------------------------------------------------------------- indicator slots
+#: code-like values: codes in and out of the sets below, codes outside [0, 63], fractions,
+#: a signed zero, infinities and NaN (missing)
+_CODES = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 63.0, 64.0, -1.0, -0.0, 2.5, 3.0 + 2 ** -40,
+          0.5, 1e300, math.inf, -math.inf, math.nan]
+
+
+def _bits(*codes):
+    return sum(1 << c for c in codes)
+
+
+def indicator_tree_classifier():
+    """A classifier around a hand-built tree of indicator slots, and rows covering its tests.
+
+    Features 0 and 1 hold category codes, feature 2 numbers. Node 0 combines two
+    sets on two features, node 1 two sets on the same feature, node 2 a number and
+    a set, node 5 is categorical; missing sides differ.
+    """
+    left = [1, 3, 5, -1, -1, 7, -1, -1, -1]
+    right = [2, 4, 6, -1, -1, 8, -1, -1, -1]
+    leaf = [-1, -1]
+    features = [[0, 1], [0, 0], [2, 1], leaf, leaf, [1, -1], leaf, leaf, leaf]
+    weights = [[1.0, -1.0], [1.0, 0.5], [1.0, 0.7]] + [[0.0, 0.0]] * 2 + [[1.0, 0.0]] + [
+        [0.0, 0.0]] * 3
+    masks = [[_bits(1, 3, 5), _bits(0, 2)], [_bits(1, 2), _bits(2, 7, 63)], [0, _bits(4, 63)],
+             [0, 0], [0, 0], [_bits(0, 6), 0], [0, 0], [0, 0], [0, 0]]
+    threshold = [0.5, 1.2, 0.3, -2.0, -2.0, 0.0, -2.0, -2.0, -2.0]
+    counts = [10, 5, 5, 2, 3, 3, 2, 1, 2]
+    value = [[5, 5], [3, 2], [2, 3], [2, 0], [1, 2], [1, 2], [1, 1], [0, 1], [1, 1]]
+    missing = [True, False, True, False, False, False, False, False, False]
+    tree = Tree(left, right, features, weights, threshold, [0.5] * 9, counts,
+                [float(c) for c in counts], value, 3, masks, missing)
+    X = _features(50, seed=8)[:, :3]
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, X[:, 0] > 0)
+    clf.tree_ = tree
+    numbers = [-1.0, 0.3 - 0.7, 0.3, np.nextafter(0.3, 1.0), math.nan]
+    rows = np.array(list(itertools.product(_CODES, _CODES, numbers)))
+    return clf, rows
+
+
+def _predicted(estimator, leaves, output="class"):
+    """What ``predict`` (or ``predict_proba``) gives for rows reaching ``leaves``, from the
+    tree (``predict`` refuses the infinite codes these tests route)."""
+    counts = estimator.tree_.value[leaves]
+    if not hasattr(estimator, "classes_"):
+        return counts[:, 0]
+    totals = counts.sum(axis=1, keepdims=True)
+    proba = counts / np.where(totals > 0, totals, 1.0)
+    return proba if output == "proba" else estimator.classes_[np.argmax(proba, axis=1)]
+
+
+def _sql_outputs(estimator, X, output):
+    """The SQL export's one output column on ``X``, NaN written as NULL."""
+    nulls = set(zip(*np.nonzero(np.isnan(X))))
+    db = _sqlite(np.where(np.isnan(X), 0.0, X), [f"x{j}" for j in range(X.shape[1])], nulls)
+    return np.ravel(_run_sql(db, export_sql(estimator, output=output), 1))
+
+
+def test_hand_built_indicator_slots_route_as_apply():
+    clf, X = indicator_tree_classifier()
+    tree = clf.tree_
+    assert tree.has_indicator_slots.tolist()[:3] == [True, True, True]
+    expected = tree.apply(X)
+    # every leaf is reached, and reading the codes as numbers would route otherwise
+    assert set(expected.tolist()) == set(np.flatnonzero(tree.is_leaf).tolist())
+    as_numbers = copy.deepcopy(tree)
+    as_numbers.category_mask[:3] = 0
+    assert np.count_nonzero(as_numbers.apply(X) != expected) > len(X) // 4
+    leaf = _compiled(clf, output="leaf")
+    assert _exact([leaf(r) for r in X.tolist()], expected)
+    proba = _compiled(clf, output="proba")
+    assert _exact([proba(r) for r in X.tolist()], _predicted(clf, expected, "proba"))
+    assert _exact(_sql_outputs(clf, X, "leaf"), expected)
+    assert _exact(_sql_outputs(clf, X, "class"), _predicted(clf, expected))
+
+
+def _odd_code_rows(X, column):
+    """Rows of ``X`` with NaN in each column, and with odd values in the code ``column``."""
+    missing = np.repeat(X[:8], X.shape[1], axis=0)
+    missing[np.arange(len(missing)), np.tile(np.arange(X.shape[1]), 8)] = np.nan
+    odd = np.repeat(X[:6], len(_CODES), axis=0)
+    odd[:, column] = np.tile(_CODES, 6)
+    return np.vstack([X, missing, odd])
+
+
+@pytest.mark.parametrize("regression", [False, True], ids=["clf", "reg"])
+def test_fitted_indicator_slots_on_codes_route_as_apply(regression):
+    """``categorical_features`` on an array of codes: the exports take the values (here
+    the codes themselves; others are unseen, so missing), and, for an estimator reading
+    codes, route fractions and codes outside [0, 63] as the tree does."""
+    X = _features(1000, seed=0)
+    est = _cls(regression)(max_depth=6, categorical_features=[3]).fit(X, _targets(X, regression))
+    assert est.tree_.has_indicator_slots.any()
+    on_codes = copy.copy(est)
+    on_codes.categories_ = None
+    X = _odd_code_rows(X, 3)
+    for model, expected in ((est, est.apply(X)), (on_codes, est.tree_.apply(X))):
+        leaf = _compiled(model, output="leaf")
+        assert _exact([leaf(r) for r in X.tolist()], expected)
+        predict = _compiled(model)
+        assert _exact([predict(r) for r in X.tolist()], _predicted(model, expected))
+        assert _exact(_sql_outputs(model, X, "leaf"), expected)
+    # the values unseen at fit are missing to the one, codes to the other
+    assert np.any(est.apply(X) != est.tree_.apply(X))
+
+
+def _indicator_frame(regression):
+    """An estimator with indicator slots on text and numeric categories, and rows holding
+    missing values, unseen categories and fractions."""
+    frame, y = categorical_fit_data(0, n=300, regression=regression)
+    frame = frame.astype({"size": "category"})
+    est = _cls(regression)(max_depth=5).fit(frame, y)
+    assert est.tree_.has_indicator_slots.any()
+    assert est.is_categorical_.tolist() == [False, False, True, True]
+    rows = frame.astype({"size": float})
+    head = rows.head(12)
+    odd = [head.assign(a=np.nan), head.assign(b=np.nan), head.assign(colour="purple"),
+           head.assign(colour=None), head.assign(size=7.0), head.assign(size=3.5),
+           head.assign(size=np.nan)]
+    return est, pd.concat([rows, *odd], ignore_index=True)
+
+
+@pytest.mark.parametrize("regression", [False, True], ids=["clf", "reg"])
+def test_fitted_indicator_slots_on_category_values_route_as_apply(regression):
+    est, frame = _indicator_frame(regression)
+    expected = est.apply(frame)
+    records = frame.to_dict("records")
+    leaf = _compiled(est, output="leaf", row_type="mapping")
+    assert _exact([leaf(r) for r in records], expected)
+    leaf = _compiled(est, output="leaf")
+    assert _exact([leaf(list(r.values())) for r in records], expected)
+    predict = _compiled(est)
+    assert _exact([predict(list(r.values())) for r in records], est.predict(frame))
+    db = sqlite3.connect(":memory:")
+    frame.rename_axis("id").to_sql("data", db)
+    assert _exact(np.ravel(_run_sql(db, export_sql(est, output="leaf"), 1)), expected)
+    assert _exact(np.ravel(_run_sql(db, export_sql(est), 1)), est.predict(frame))

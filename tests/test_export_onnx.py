@@ -3,12 +3,14 @@
 Models run in ONNX Runtime; labels, probabilities and values are compared bit
 for bit with the estimator's on training-like rows, on rows from a wider range,
 on rows lying exactly at (and one unit in the last place around) the stored
-thresholds, on category codes the tree never saw and on missing values. The
-skl2onnx converter is checked inside a ``StandardScaler`` pipeline, in double
-(exact end to end) and in float32 (exact for the values the scaler's float32
-graph hands the tree).
+thresholds, on category codes the tree never saw and on missing values, for
+trees with indicator slots (a category set's indicator as a term of a linear
+test) too. The skl2onnx converter is checked inside a ``StandardScaler``
+pipeline, in double (exact end to end) and in float32 (exact for the values the
+scaler's float32 graph hands the tree).
 """
 
+import copy
 import sys
 
 import numpy as np
@@ -30,6 +32,7 @@ from bivtree import (
     Tree,
 )
 from bivtree.export_onnx import export_onnx, register_skl2onnx_converters
+from test_export_code import indicator_tree_classifier
 from test_model_files import chain_classifier
 
 N_FEATURES = 4
@@ -81,7 +84,7 @@ def _evaluation_rows(estimator, X):
     rng = np.random.default_rng(1)
     rows = [X, _features(2000, seed=2, spread=3.0)]
     at = []
-    for node in np.flatnonzero((tree.children_left != -1) & (tree.category_mask == 0)):
+    for node in np.flatnonzero((tree.children_left != -1) & ~tree.is_categorical):
         used = tree.features[node] >= 0
         feats, weights = tree.features[node][used], tree.weights[node][used]
         t = tree.threshold[node]
@@ -362,3 +365,70 @@ def test_pipeline_with_zipmap_nocl_and_a_regressor(pipeline, dtype):
     else:
         leaves = tree.apply(_scaled_by_onnx(reg, X).astype(np.float64))
         _assert_same(got, {"variable": tree.tree_.value[leaves, :1].astype(np.float32)})
+
+
+# ---------------------------------------------------------------------- indicator slots
+def _indicator(codes, mask):
+    """``slot_value`` of an indicator slot: 1.0 in the set, 0.0 otherwise, NaN for NaN."""
+    valid = (codes >= 0) & (codes <= 63) & (codes == np.floor(codes))
+    bits = np.array([(int(mask) >> int(c)) & 1 if v else 0 for c, v in zip(codes, valid)])
+    return np.where(np.isnan(codes), np.nan, bits.astype(float))
+
+
+def _rows_at_indicator_thresholds(tree, X):
+    """Rows whose numeric slot puts the sum of a node with an indicator slot at (and one
+    unit in the last place around) its threshold."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for node in np.flatnonzero(tree.has_indicator_slots):
+        f, w, m = tree.features[node], tree.weights[node], tree.category_mask[node]
+        if m[0] != 0 or f[1] < 0:
+            continue  # the first slot is an indicator: no number to solve for
+        for _ in range(6):
+            row = X[rng.integers(len(X))].copy()
+            t = tree.threshold[node] - w[1] * _indicator(row[f[1:2]], m[1])[0]
+            for value in (np.nextafter(t, -np.inf), t, np.nextafter(t, np.inf)):
+                rows.append(row.copy())
+                rows[-1][f[0]] = value
+    return np.array(rows).reshape(-1, X.shape[1])
+
+
+@pytest.mark.parametrize("regression", [False, True], ids=["clf", "reg"])
+def test_fitted_indicator_slots_route_as_apply(regression):
+    """The default search pairs numbers with category sets' indicators. The model of
+    ``categorical_features`` takes category values, which an ONNX input cannot hold;
+    the same tree reading the codes (here equal to the values) converts."""
+    X = _features(N_FIT, seed=0)
+    est = _cls(regression)(max_depth=7, categorical_features=[3]).fit(X, _targets(X, regression))
+    tree = est.tree_
+    assert tree.has_indicator_slots.any()
+    assert est.categories_[3].tolist() == list(range(7))
+    with pytest.raises(ValueError, match="categorical column"):
+        export_onnx(est)
+    on_codes = copy.copy(est)
+    on_codes.categories_ = None
+    missing = np.repeat(X[:5], N_FEATURES, axis=0)
+    missing[np.arange(len(missing)), np.tile(np.arange(N_FEATURES), 5)] = np.nan
+    at = _rows_at_indicator_thresholds(tree, X)
+    assert len(at)
+    rows = np.vstack([_evaluation_rows(on_codes, X), missing, at])
+    _assert_same(_run(export_onnx(on_codes), rows), _expected(on_codes, tree.apply(rows)))
+    with np.errstate(over="ignore"):
+        rows32 = rows.astype(np.float32)  # 1e300 becomes infinity, which apply takes
+    got = _run(export_onnx(on_codes, input_type="float"), rows32)
+    expected = _expected(on_codes, tree.apply(rows32.astype(np.float64)))
+    for key in ("probabilities", "variable"):
+        if key in expected:
+            expected[key] = expected[key].astype(np.float32)
+    _assert_same(got, expected)
+
+
+def test_hand_built_indicator_slots_route_as_apply():
+    """Two sets on two features, two on one feature, a number and a set, a categorical
+    node: codes in and out of the sets and of [0, 63], fractions, infinities, NaN."""
+    clf, X = indicator_tree_classifier()
+    model = export_onnx(clf)
+    onnx.checker.check_model(model, full_check=True)
+    leaves = clf.tree_.apply(X)
+    assert len(set(leaves.tolist())) == clf.tree_.n_leaves
+    _assert_same(_run(model, X), _expected(clf, leaves))

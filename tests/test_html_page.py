@@ -147,7 +147,7 @@ def test_regressor_and_categorical_nodes():
     from bivtree.tree import categories_to_mask
 
     tree = reg.tree_
-    tree.category_mask[0] = categories_to_mask([1, 3])
+    tree.category_mask[0, 0] = categories_to_mask([1, 3])
     tree.features[0] = [0, -1]
     tree.weights[0] = [1.0, 0.0]
     data = page_data(export_html(reg, X, y, feature_names=["colour", "size"]))
@@ -366,3 +366,314 @@ def test_a_test_with_every_known_value_left_keeps_a_finite_box(missing_fit):
             assert all(np.isfinite(n["plot"]["box"]))
     ax = plot_tree(clf, X, y)
     plt.close(ax.figure)
+
+
+# ----------------------------------------------------------------- indicator slots
+def indicator_fit():
+    """A frame with a text column (colour), some of its values and of ``a`` missing: the
+    default search pairs ``a`` with the indicator of a colour."""
+    from test_categorical_features import categorical_fit_data
+
+    frame, y = categorical_fit_data(0, n=200)
+    frame.loc[frame.index % 13 == 5, "colour"] = None
+    frame.loc[frame.index % 17 == 3, "a"] = np.nan
+    clf = BivariateTreeClassifier(max_depth=2).fit(frame, y)
+    assert clf.tree_.has_indicator_slots.any()
+    return clf, frame, y
+
+
+def two_indicator_fit():
+    """Codes of two categorical columns; the label is ``c1 == 0 and c2 == 2``."""
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(0, 3, 240), rng.integers(0, 4, 240)]).astype(float)
+    y = ((X[:, 0] == 0) & (X[:, 1] == 2)).astype(int)
+    clf = BivariateTreeClassifier(max_depth=2, categorical_features=[0, 1]).fit(X, y)
+    assert (clf.tree_.category_mask[0] != 0).all() and clf.tree_.features[0, 1] >= 0
+    return clf, X, y
+
+
+def kernel_left(tree, node, values):
+    """The routing kernel's side at ``node`` for slot ``values`` (an indicator as 0 or 1)."""
+    from bivtree._kernels.traversal import goes_left
+    from bivtree.tree import mask_to_categories
+
+    x = np.full((1, tree.n_features), np.nan)
+    for f, m, v in zip(tree.features[node], tree.category_mask[node], values):
+        if f >= 0:
+            codes = mask_to_categories(m)
+            x[0, f] = v if m == 0 else (codes[0] if v == 1 else min(set(range(64)) - set(codes)))
+    return bool(goes_left(x, 0, tree.features[node], tree.weights[node], tree.threshold[node],
+                          tree.category_mask[node], tree.missing_go_left[node]))
+
+
+def test_node_entries_carry_the_indicator_sets(wine):
+    clf, frame, y = indicator_fit()
+    tree = clf.tree_
+    data = page_data(export_html(clf, frame, y))
+    text = export_text(clf)
+    for n in data["nodes"]:
+        node = n["id"]
+        if n["left"] < 0:
+            assert "indicator_categories" not in n
+            continue
+        used = tree.features[node] >= 0
+        assert n["features"] == tree.features[node][used].tolist()
+        assert n["indicator_categories"] == [
+            [int(c) for c in range(64) if (int(m) >> c) & 1] or None
+            for m in tree.category_mask[node][used]]
+        assert n["categories"] is None
+        assert f"if {n['rule']}:" in text and f"# {n['else']}" in text
+    root = data["nodes"][0]
+    assert root["features"] == [0, 2]  # a and colour
+    (code,) = root["indicator_categories"][1]
+    assert root["indicator_categories"] == [None, [code]]
+    assert f"[colour in {{{clf.categories_[2][code]}}}]" in root["rule"]
+    # a node without indicator slots says so per slot; a categorical one has its set instead
+    wine_clf, X, wine_y = wine
+    for n in page_data(export_html(wine_clf, X, wine_y))["nodes"]:
+        if n["left"] >= 0:
+            assert n["indicator_categories"] == [None] * len(n["features"])
+
+
+def test_indicator_plots_show_a_cut_per_row():
+    clf, frame, y = indicator_fit()
+    tree = clf.tree_
+    X = clf._validate_X_predict(frame)
+    paths = tree.decision_path(X).toarray().astype(bool)
+    data = page_data(export_html(clf, frame, y))
+    nodes = np.flatnonzero(tree.has_indicator_slots)
+    for node in nodes:
+        plot = data["nodes"][node]["plot"]
+        assert plot["kind"] == "indicators"
+        (f, g), (w, v), t = tree.features[node], tree.weights[node], tree.threshold[node]
+        assert tree.category_mask[node, 0] == 0 and tree.category_mask[node, 1] != 0
+        name = clf.feature_names_in_[g]
+        values = ", ".join(clf.categories_[g][c] for c in data["nodes"][node]
+                           ["indicator_categories"][1])
+        assert plot["y_ticks"] == ["not", f"{name} in {{{values}}}"]
+        assert plot["x_ticks"] is None and plot["column"] is None
+        assert plot["x_label"] == clf.feature_names_in_[f] and plot["y_label"] == name
+        assert plot["u_terms"] == [[int(f), 1.0]]
+        assert plot["row_slots"] == [[int(g), data["nodes"][node]["indicator_categories"][1]]]
+        # the cut of row r: a + w * r <= t, so a <= (t - w * r) / 1
+        for u, v0, v1 in plot["cuts"]:
+            r = round((v0 + v1) / 2)
+            assert u == pytest.approx((t - v * r) / w, rel=1e-12)
+            assert v1 - v0 == pytest.approx(0.84)
+        # each piece is the side the routing kernel takes
+        for u0, u1, v0, v1, left in plot["pieces"]:
+            r = round((v0 + v1) / 2)
+            lo = plot["box"][0] if u0 is None else u0
+            hi = plot["box"][1] if u1 is None else u1
+            assert left == kernel_left(tree, node, [0.5 * (lo + hi), r])
+        # every sample reaching the node: in the rows, or missing a feature, in the strip
+        reaching = np.flatnonzero(paths[:, node])
+        missing = np.isnan(X[np.ix_(reaching, [f, g])]).any(axis=1)
+        assert plot["total"] == len(plot["u"]) == int((~missing).sum())
+        assert (plot["missing"] is None) == (not missing.any())
+        rows = np.round(plot["v"])
+        assert np.all(np.abs(np.asarray(plot["v"]) - rows) <= 0.3)
+        known = reaching[~missing]
+        expected = sorted(zip(np.asarray([float(f"{a:.5g}") for a in X[known, f]]),
+                              [float(c in data["nodes"][node]["indicator_categories"][1])
+                               for c in X[known, g]]))
+        assert sorted(zip(plot["u"], rows.tolist())) == expected
+
+
+def test_a_two_indicator_plot_is_a_grid():
+    clf, X, y = two_indicator_fit()
+    tree = clf.tree_
+    plot = page_data(export_html(clf, X, y, feature_names=["c1", "c2"]))["nodes"][0]["plot"]
+    assert plot["kind"] == "indicators" and plot["cuts"] == []
+    assert plot["x_ticks"] == ["not", "c1 in {0}"] and plot["y_ticks"] == ["not", "c2 in {2}"]
+    assert plot["column"] == [0, [0]] and plot["row_slots"] == [[1, [2]]]
+    cells = {(round((p[0] + p[1]) / 2), round((p[2] + p[3]) / 2)): p[4] for p in plot["pieces"]}
+    assert cells == {(a, b): kernel_left(tree, 0, [a, b]) for a in (0, 1) for b in (0, 1)}
+    assert sum(cells.values()) == 3  # "c1 not in {0} or c2 not in {2}"
+
+
+# the page's script run by node.js in a DOM of the few calls it makes: the checks below need
+# no browser (the ones above with Chromium, where there is one, run it in a real page)
+FAKE_DOM = r"""
+class ClassList {
+  constructor(el) { this.el = el; }
+  names() { return (this.el.className || "").split(/\s+/).filter(Boolean); }
+  contains(c) { return this.names().includes(c); }
+  toggle(c, on) {
+    if (on === undefined) on = !this.contains(c);
+    const rest = this.names().filter(x => x !== c);
+    this.el.className = (on ? rest.concat([c]) : rest).join(" ");
+    return on;
+  }
+}
+class Node {
+  constructor(tag) {
+    Object.assign(this, {tagName: tag, children: [], parentNode: null, attrs: {}, dataset: {},
+                         style: {}, listeners: {}, text: "", value: "", offsetWidth: 200,
+                         offsetHeight: 120});
+    this.classList = new ClassList(this);
+  }
+  get className() { return this.attrs["class"] || ""; }
+  set className(v) { this.attrs["class"] = v; }
+  get textContent() { return this.text + this.children.map(c => c.textContent).join(""); }
+  set textContent(v) { this.children = []; this.text = String(v); }
+  setAttribute(k, v) { this.attrs[k] = String(v); }
+  appendChild(c) { c.remove(); c.parentNode = this; this.children.push(c); return c; }
+  append(...cs) { for (const c of cs) this.appendChild(c); }
+  replaceChildren(...cs) { for (const c of this.children.slice()) c.remove(); this.append(...cs); }
+  remove() {
+    if (!this.parentNode) return;
+    this.parentNode.children = this.parentNode.children.filter(c => c !== this);
+    this.parentNode = null;
+  }
+  addEventListener(type, f) { (this.listeners[type] = this.listeners[type] || []).push(f); }
+  dispatchEvent(ev) { for (const f of this.listeners[ev.type] || []) f(ev); return true; }
+  scrollIntoView() {}
+  descendants() { return this.children.flatMap(c => [c].concat(c.descendants())); }
+  querySelectorAll(selector) {
+    // "tag.class", "A B" (B inside A) and "X, Y" are all the script asks for
+    const simple = (e, s) => {
+      const [tag, ...classes] = s.split(".");
+      return (!tag || e.tagName === tag) && classes.every(c => e.classList.contains(c));
+    };
+    const matches = (e, parts) => {
+      if (!simple(e, parts[parts.length - 1])) return false;
+      let k = parts.length - 2;
+      for (let a = e.parentNode; a && a !== this && k >= 0; a = a.parentNode) {
+        if (simple(a, parts[k])) k--;
+      }
+      return k < 0;
+    };
+    const groups = selector.split(",").map(g => g.trim().split(/\s+/));
+    return this.descendants().filter(e => groups.some(parts => matches(e, parts)));
+  }
+  querySelector(selector) { return this.querySelectorAll(selector)[0] || null; }
+}
+function serialize(e) {
+  const attrs = Object.entries(e.attrs).map(([k, v]) => " " + k + '="' + v + '"').join("");
+  return "<" + e.tagName + attrs + ">" + e.text + e.children.map(serialize).join("") +
+    "</" + e.tagName + ">";
+}
+const fs = require("fs");
+const ids = {};
+for (const id of ["bivtree-data", "result", "tree", "edges", "tip", "levels", "summary",
+                  "legend", "query", "fewer", "more", "all", "search", "clear"]) {
+  ids[id] = new Node(id === "edges" ? "svg" : "div");
+}
+ids.tree.appendChild(ids.edges);
+ids["bivtree-data"].text = fs.readFileSync(process.argv[2], "utf8");
+const body = new Node("body");
+body.appendChild(ids.tree);
+global.document = {body: body, getElementById: id => ids[id] || null,
+                   createElement: tag => new Node(tag),
+                   createElementNS: (ns, tag) => new Node(tag),
+                   createTextNode: text => Object.assign(new Node("#text"), {text: text})};
+global.window = {innerWidth: 1600, innerHeight: 1000};
+global.location = {hash: process.argv[4] || ""};
+global.MouseEvent = class { constructor(type) { this.type = type; } };
+(0, eval)(fs.readFileSync(process.argv[3], "utf8"));
+const plots = {};
+for (const svg of ids.tree.querySelectorAll("svg.plot")) plots[svg.dataset.node] = serialize(svg);
+console.log(JSON.stringify({state: body.dataset, plots: plots}));
+"""
+
+
+def run_in_node(tmp_path, page, fragment=""):
+    """The state and the node plots (SVG text by node id) of ``page`` run by node.js."""
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        pytest.skip("no node.js on PATH to run the page's script")
+    from bivtree._html_script import PAGE_SCRIPT
+
+    (tmp_path / "dom.js").write_text(FAKE_DOM, encoding="utf-8")
+    (tmp_path / "page.js").write_text(PAGE_SCRIPT, encoding="utf-8")
+    (tmp_path / "data.json").write_text(DATA_ELEMENT.search(page).group(1), encoding="utf-8")
+    result = subprocess.run([node, str(tmp_path / "dom.js"), str(tmp_path / "data.json"),
+                             str(tmp_path / "page.js"), fragment],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = json.loads(result.stdout)
+    # the names of the body's data- attributes, as body_state reads them from a browser
+    state = {re.sub(r"[A-Z]", lambda m: "-" + m.group(0).lower(), k): v
+             for k, v in out["state"].items()}
+    assert state["status"] == "ready", state
+    return state, out["plots"]
+
+
+def typed(row):
+    return "#search=" + ",".join("nan" if np.isnan(v) else repr(float(v)) for v in row)
+
+
+def test_the_script_routes_indicator_slots_as_apply(tmp_path):
+    clf, frame, y = indicator_fit()
+    tree = clf.tree_
+    page = export_html(clf, frame, y)
+    X = clf._validate_X_predict(frame)  # the codes the page's search box takes
+    (code,) = page_data(page)["nodes"][0]["indicator_categories"][1]
+    rows = [X[k].copy() for k in (0, 3, 5, 7, 33)]
+    rows[1][2] = code
+    rows[2][2] = np.nan  # a missing colour
+    rows[3][2] = 17.0    # a code outside every set reads 0, as in the kernel
+    rows[4][0] = np.nan
+    seen = set()
+    for row in rows:
+        state, plots = run_in_node(tmp_path, page, typed(row))
+        path = tree.decision_path(row.reshape(1, -1)).indices.tolist()
+        assert state["path"] == ",".join(map(str, path))
+        seen.update(path)
+        # the typed values are starred in the root's plot, in its row or in the strip
+        assert 'class="star"' in plots["0"]
+    assert {1, 4} <= seen  # both sides of the root taken
+
+
+def test_the_script_draws_each_row_s_cut(tmp_path):
+    clf, frame, y = indicator_fit()
+    tree = clf.tree_
+    data = page_data(page := export_html(clf, frame, y))
+    state, plots = run_in_node(tmp_path, page)
+    assert int(state["root-points"]) == frame.shape[0]
+    assert int(state["root-missing"]) == data["nodes"][0]["plot"]["missing"]["total"] > 0
+    svg = plots["0"]
+    plot = data["nodes"][0]["plot"]
+    u0, u1 = plot["box"][:2]
+    drawn = sorted(float(x) for x in re.findall(r'<line x1="([-\d.e]+)"[^>]*class="split"', svg))
+    # the page's pixels: 40 left margin, 190 wide
+    expected = sorted(40 + (c[0] - u0) / (u1 - u0) * 190 for c in plot["cuts"])
+    assert len(drawn) == len(expected) == 2
+    np.testing.assert_allclose(drawn, expected, atol=1e-6)
+    labels = re.findall(r'<text[^>]*transform="rotate\(-90 35 [^"]*\)">([^<]*)</text>', svg)
+    (code,) = data["nodes"][0]["indicator_categories"][1]
+    assert labels == ["not", f"colour in {{{clf.categories_[2][code]}}}"]
+    assert svg.count('class="yes"') == sum(p[4] for p in plot["pieces"])
+    assert tree.has_indicator_slots[0]
+
+
+def test_the_script_draws_the_grid_of_two_indicators(tmp_path):
+    clf, X, y = two_indicator_fit()
+    page = export_html(clf, X, y, feature_names=["c1", "c2"])
+    state, plots = run_in_node(tmp_path, page, typed(X[np.flatnonzero(y)[0]]))
+    svg = plots["0"]
+    assert 'class="split"' not in svg and svg.count('class="yes"') == 3
+    assert ">c1 in {0}</text>" in svg and ">c2 in {2}</text>" in svg
+    assert state["path"] == ",".join(map(str, clf.decision_path(
+        X[np.flatnonzero(y)[:1]]).indices.tolist()))
+    # the star of a positive sample sits in the cell (1, 1), the top right one
+    star = re.search(r'<polygon points="([^"]*)" class="star"', svg).group(1)
+    xs, ys = zip(*[map(float, p.split(",")) for p in star.split()])
+    assert 40 + 190 / 2 < np.mean(xs) < 40 + 190 and 6 < np.mean(ys) < 6 + 150 / 2
+
+
+def test_the_indicator_page_renders_in_headless_chromium(tmp_path):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no Chromium found (chromium, chromium-browser or google-chrome on PATH)")
+    clf, frame, y = indicator_fit()
+    page = tmp_path / "tree.html"
+    page.write_text(export_html(clf, frame, y), encoding="utf-8")
+    state = body_state(dump_dom(browser, page))
+    assert state["status"] == "ready", state
+    assert int(state["root-points"]) == frame.shape[0]
+    row = clf._validate_X_predict(frame)[3]
+    state = body_state(dump_dom(browser, page, typed(row)))
+    assert state["path"] == ",".join(map(str, clf.tree_.decision_path(
+        row.reshape(1, -1)).indices.tolist()))

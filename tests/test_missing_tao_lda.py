@@ -46,7 +46,7 @@ def _state_leaf(state, x):
     while state.kind[node] != LEAF:
         f, w = state.features[node], state.weights[node]
         used = [int(k) for k in f if k >= 0]
-        mask = int(state.category_mask[node])
+        mask = int(state.category_mask[node, 0])
         if any(math.isnan(x[k]) for k in used):
             left = bool(state.missing_left[node])
         elif mask:

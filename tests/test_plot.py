@@ -23,7 +23,9 @@ from bivtree import (
     plot_tree,
 )
 from bivtree._config import TREE_LEAF
+from bivtree._kernels.traversal import goes_left
 from bivtree.plot import _clip_half_plane, _line_in_box
+from bivtree.tree import categories_to_mask, mask_to_categories
 
 #: the default search without its lookahead: these small fits keep bivariate roots
 ONE_STEP = {"lookahead_samples": 0}
@@ -387,7 +389,50 @@ def categorical_classifier():
     return clf, X, y
 
 
-HIGHLIGHT_CASES = dict(CASES, categorical=categorical_classifier())
+def indicator_data(n=200, seed=0):
+    """A numeric column ``a``, a colour's codes (0 to 4) and ``size``: the label depends on
+    ``a`` with a shift for colours 3 and 4, so the default search pairs ``a`` with a colour's
+    indicator. A few rows miss the colour or ``a`` (none of rows 0, 7 and 33)."""
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=n)
+    colour = rng.integers(0, 5, n).astype(float)
+    size = rng.choice([3.0, 10.0, 40.0], n)
+    score = a + np.isin(colour, [3, 4]) * 1.5 - (size == 10)
+    y = (score + 0.3 * rng.normal(size=n) > 0.5).astype(int)
+    X = np.column_stack([a, rng.normal(size=n), colour, size])
+    X[np.arange(n) % 13 == 5, 2] = np.nan
+    X[np.arange(n) % 17 == 3, 0] = np.nan
+    return X, y
+
+
+def indicator_classifier():
+    X, y = indicator_data()
+    clf = BivariateTreeClassifier(max_depth=2, categorical_features=[2]).fit(X, y)
+    assert clf.tree_.has_indicator_slots.any()
+    return clf, X, y
+
+
+def two_indicator_classifier():
+    """A root testing ``c1 in {0} and c2 in {2}``: two indicator slots, no numeric one."""
+    rng = np.random.default_rng(2)
+    n = 240
+    X = np.column_stack([rng.integers(0, 3, n), rng.integers(0, 4, n)]).astype(float)
+    y = ((X[:, 0] == 0) & (X[:, 1] == 2)).astype(int)
+    clf = BivariateTreeClassifier(max_depth=2, categorical_features=[0, 1]).fit(X, y)
+    tree = clf.tree_
+    assert tree.has_indicator_slots[0] and (tree.category_mask[0] != 0).all()
+    return clf, X, y
+
+
+HIGHLIGHT_CASES = dict(CASES, categorical=categorical_classifier(),
+                       indicators=indicator_classifier())
+
+
+def in_set(code, mask):
+    """The indicator of an indicator slot, written out (``traversal.slot_value``)."""
+    if np.isnan(code):
+        return np.nan
+    return float(float(code).is_integer() and 0 <= code <= 63 and (int(mask) >> int(code)) & 1)
 
 
 def highlight_marker(axes):
@@ -400,10 +445,16 @@ def expected_position(estimator, node, axes, x, X):
     tree = estimator.tree_
     used = tree.features[node] >= 0
     feats, wts = tree.features[node][used], tree.weights[node][used]
-    if tree.category_mask[node]:
+    if tree.is_categorical[node]:
         ticks = [float(t.get_text()) for t in axes.get_xticklabels()]
         rows = estimator.decision_path(X).tocsc()[:, node].indices
         return ticks.index(x[feats[0]]), np.count_nonzero(X[rows, feats[0]] == x[feats[0]])
+    if tree.has_indicator_slots[node]:
+        # the numeric feature across (else the first indicator), the indicator up
+        masks = tree.category_mask[node][used]
+        numeric = [x[f] for f, m in zip(feats, masks) if m == 0]
+        indicators = [in_set(x[f], m) for f, m in zip(feats, masks) if m != 0]
+        return tuple((numeric + indicators)[:2])
     if feats.size == 1:
         g = int(axes.get_ylabel()[1:])
         return x[feats[0]], x[g]
@@ -424,7 +475,7 @@ def test_highlight_marks_the_sample_on_exactly_its_path(case):
         marked = {node for node, axes in node_axes(ax).items() if highlight_marker(axes)}
         assert marked == {n for n in path if tree.children_left[n] != TREE_LEAF}
         if case == "categorical":
-            assert any(tree.category_mask[n] for n in marked)
+            assert any(tree.is_categorical[n] for n in marked)
         for node in marked:
             axes = node_axes(ax)[node]
             drawn = highlight_marker(axes).get_offsets()
@@ -483,7 +534,7 @@ def test_plot_split_marks_the_sample_at_and_off_its_path(case):
         node = int(node)
         ax = plot_split(estimator, node, X, y, highlight=x)
         drawn = highlight_marker(ax).get_offsets()[0]
-        if node in path or not tree.category_mask[node]:
+        if node in path or not tree.is_categorical[node]:
             # off the path a categorical node may draw the sample's category as an extra bar
             np.testing.assert_allclose(drawn, expected_position(estimator, node, ax, x, X),
                                        rtol=0, atol=1e-12)
@@ -540,3 +591,182 @@ def test_subsampled_plots_say_how_many_points_they_show():
     estimator, X, y = CASES["bivariate"]
     for axes in node_axes(plot_tree(estimator, X, y)).values():
         assert subsample_labels(axes) == []
+
+
+# --------------------------------------------------------------------------- indicator slots
+def rectangles(axes, gid):
+    """``(u0, u1, v0, v1)`` of every rectangle of the collection with ``gid``."""
+    boxes = []
+    for path in artist(axes, gid).get_paths():
+        (u0, v0), (u1, v1) = path.vertices.min(axis=0), path.vertices.max(axis=0)
+        boxes.append((u0, u1, v0, v1))
+    return boxes
+
+
+def data_points(axes):
+    """Offsets of the drawn samples: every scatter but the highlighted sample's."""
+    found = [c.get_offsets() for c in axes.collections
+             if c.get_gid() is None and len(c.get_offsets())]
+    return np.vstack(found) if found else np.empty((0, 2))
+
+
+def sample_row(tree, node, values):
+    """One row of codes and values giving the node's slots ``values`` (NaN elsewhere):
+    an indicator slot's 1 is the first code of its set, its 0 a code outside it."""
+    x = np.full((1, tree.n_features), np.nan)
+    for f, m, v in zip(tree.features[node], tree.category_mask[node], values):
+        if f < 0:
+            continue
+        if m == 0:
+            x[0, f] = v
+        else:
+            codes = mask_to_categories(m)
+            x[0, f] = codes[0] if v == 1 else min(set(range(64)) - set(codes))
+    return x
+
+
+def routed_left(tree, node, values):
+    """The routing kernel's side at ``node`` for the slot ``values`` (indicators as 0/1)."""
+    return bool(goes_left(sample_row(tree, node, values), 0, tree.features[node],
+                          tree.weights[node], tree.threshold[node], tree.category_mask[node],
+                          tree.missing_go_left[node]))
+
+
+def check_indicator_axes(estimator, node, axes, X, names):
+    """A node with indicator slots: ticks, cuts, shading and points all tell its test."""
+    tree = estimator.tree_
+    used = tree.features[node] >= 0
+    feats, wts = tree.features[node][used], tree.weights[node][used]
+    masks, t = tree.category_mask[node][used], tree.threshold[node]
+    numeric = [k for k in range(feats.size) if masks[k] == 0]
+    indicator = [k for k in range(feats.size) if masks[k] != 0]
+    across, up = (numeric[0], indicator[0]) if numeric else (indicator[0], indicator[1])
+
+    def set_text(k):
+        codes = ", ".join(str(c) for c in mask_to_categories(masks[k]))
+        return f"{names[feats[k]]} in {{{codes}}}"
+
+    assert [x.get_text() for x in axes.get_yticklabels()] == ["not", set_text(up)]
+    assert axes.get_xlabel() == names[feats[across]] and axes.get_ylabel() == names[feats[up]]
+    if not numeric:
+        assert [x.get_text() for x in axes.get_xticklabels()] == ["not", set_text(across)]
+    rows = estimator.decision_path(X).tocsc()[:, node].indices
+    known = rows[~np.isnan(X[np.ix_(rows, feats)]).any(axis=1)]
+    u_true = X[known, feats[across]] if numeric else np.array(
+        [in_set(c, masks[across]) for c in X[known, feats[across]]])
+    v_true = np.array([in_set(c, masks[up]) for c in X[known, feats[up]]])
+
+    def values(u, r):
+        out = [0.0] * feats.size
+        out[across], out[up] = u, r
+        return out
+
+    if numeric:
+        # each row's cut: w_across * u + w_up * r <= t, that is u <= (t - w_up * r) / w_across
+        # (>= for a negative weight), a segment across the row at exactly that u
+        cuts = {r: (t - wts[up] * r) / wts[across] for r in (0, 1)}
+        drawn = artist(axes, "split").get_segments()
+        for segment in drawn:
+            (u0, v0), (u1, v1) = segment
+            r = round((v0 + v1) / 2)
+            assert u0 == u1 and u0 == pytest.approx(cuts[r], rel=1e-12, abs=1e-12)
+            assert v0 == pytest.approx(r - 0.42) and v1 == pytest.approx(r + 0.42)
+        # a cut among the row's samples is drawn
+        for r, cut in cuts.items():
+            row_u = u_true[v_true == r]
+            if row_u.size and row_u.min() < cut < row_u.max():
+                assert any(seg[0][0] == pytest.approx(cut, rel=1e-12) for seg in drawn)
+            # the side that holds is the one the routing kernel takes
+            lo, hi = axes.get_xlim()
+            for u in (cut - 0.01 * (hi - lo), cut + 0.01 * (hi - lo)):
+                shaded = any(a <= u <= b and c <= r <= d
+                             for a, b, c, d in rectangles(axes, "yes-region"))
+                assert shaded == routed_left(tree, node, values(u, r)), (node, r, u)
+    else:
+        assert not [a for a in axes.get_children() if a.get_gid() == "split"]
+        cells = {(round((a + b) / 2), round((c + d) / 2))
+                 for a, b, c, d in rectangles(axes, "yes-region")}
+        assert cells == {(u, r) for u in (0, 1) for r in (0, 1)
+                         if routed_left(tree, node, values(float(u), float(r)))}
+    # the samples with every value known, at their value across and jittered in their row
+    points = data_points(axes)
+    inside = points[np.isin(points[:, 0], u_true)] if numeric else points[
+        (points[:, 0] > -0.5) & (points[:, 0] < 1.5)]
+    assert inside.shape[0] == known.size
+    assert np.all(np.abs(inside[:, 1] - np.round(inside[:, 1])) <= 0.3)
+    got = sorted(zip(np.round(inside[:, 0], 12) if numeric else np.round(inside[:, 0]),
+                     np.round(inside[:, 1])))
+    assert got == sorted(zip(np.round(u_true, 12), v_true))
+    # each point is shaded exactly when the tree sends it left
+    for u, v in inside[:40]:
+        shaded = any(a <= u <= b and c <= v <= d for a, b, c, d in rectangles(axes, "yes-region"))
+        across_value = u if numeric else float(round(u))
+        assert shaded == routed_left(tree, node, values(across_value, float(round(v))))
+
+
+@pytest.mark.parametrize("case", ["indicators", "two indicators", "flipped"])
+def test_indicator_nodes_draw_rows_with_a_cut_each(case):
+    names = ["a", "b", "colour", "size"]
+    if case == "indicators":
+        estimator, X, y = indicator_classifier()
+    elif case == "two indicators":
+        estimator, X, y = two_indicator_classifier()
+        names = ["c1", "c2"]
+    else:
+        # the indicator first and a negative weight on the numeric slot: [colour in {3}] -
+        # 2 a <= 0.5 holds where a >= (ind - 0.5) / 2, right of each row's cut
+        estimator, X, y = indicator_classifier()
+        left = (np.nan_to_num(X[:, 2]) == 3) - 2 * X[:, 0] <= 0.5
+        n_left, n_right = int(left.sum()), int((~left).sum())
+        estimator.tree_ = Tree(
+            [1, -1, -1], [2, -1, -1], [[2, 0], [-1, -1], [-1, -1]],
+            [[1.0, -2.0], [0, 0], [0, 0]], [0.5, -2.0, -2.0], [0.5, 0.0, 0.0],
+            [X.shape[0], n_left, n_right], [X.shape[0], n_left, n_right],
+            [[n_left, n_right], [n_left, 0], [0, n_right]], 4,
+            category_mask=[[categories_to_mask([3]), 0], [0, 0], [0, 0]])
+    tree = estimator.tree_
+    nodes = np.flatnonzero(tree.has_indicator_slots)
+    assert nodes.size
+    by_node = node_axes(plot_tree(estimator, X, y, feature_names=names))
+    for node in nodes:
+        check_indicator_axes(estimator, node, by_node[node], X, names)
+        single = plot_split(estimator, int(node), X, y, feature_names=names)
+        check_indicator_axes(estimator, node, single, X, names)
+        # the title is the stored rule; the sides are labelled inside the plot
+        assert "[colour in {" in single.get_title() or "c1 " in single.get_title()
+        assert "that is" not in single.get_title()
+        assert any(t.get_text().startswith("yes → #") for t in single.texts)
+        plt.close("all")
+
+
+def test_an_indicator_node_keeps_the_missing_strip_and_marks_a_sample_there():
+    estimator, X, y = indicator_classifier()
+    tree = estimator.tree_
+    node = 0
+    assert tree.has_indicator_slots[node] and np.isnan(X[:, tree.features[node]]).any()
+    ax = plot_split(estimator, node, X, y)
+    strip = [p for p in ax.patches if p.get_gid() == "missing-strip"]
+    assert len(strip) == 1
+    # shaded as the "yes" side when missing values go left
+    assert (strip[0].get_facecolor()[3] > 0) == bool(tree.missing_go_left[node])
+    # every sample reaching the node is drawn: in the rows or in the strip
+    reaching = estimator.decision_path(X).tocsc()[:, node].indices.size
+    assert data_points(ax).shape[0] == reaching
+    # a sample missing its colour is marked in the strip, right of the plot's samples
+    row = X[0].copy()
+    row[2] = np.nan
+    ax = plot_split(estimator, node, X, y, highlight=row)
+    u, _ = highlight_marker(ax).get_offsets()[0]
+    assert u > np.nanmax(X[:, tree.features[node, 0]])
+    # a sample of a code outside every set reads 0: the "not" row
+    row = X[0].copy()
+    row[2] = 1.0 if not in_set(1.0, tree.category_mask[node, 1]) else 0.0
+    ax = plot_split(estimator, node, X, y, highlight=row)
+    assert highlight_marker(ax).get_offsets()[0].tolist() == [row[0], 0.0]
+
+
+def test_an_indicator_node_without_data_is_text():
+    estimator, _X, _y = indicator_classifier()
+    ax = plot_tree(estimator, feature_names=["a", "b", "colour", "size"])
+    assert not node_axes(ax)
+    assert any("[colour in {" in t.get_text() for t in ax.texts)

@@ -85,13 +85,13 @@ def assert_is_subtree(small, big):
         np.testing.assert_array_equal(small.value[s], big.value[b])
         if small.children_left[s] == -1:
             assert np.all(small.features[s] == -1) and np.all(small.weights[s] == 0)
-            assert small.category_mask[s] == 0
+            assert np.all(small.category_mask[s] == 0)
             continue
         assert big.children_left[b] != -1
         np.testing.assert_array_equal(small.features[s], big.features[b])
         np.testing.assert_array_equal(small.weights[s], big.weights[b])
         assert small.threshold[s] == big.threshold[b]
-        assert small.category_mask[s] == big.category_mask[b]
+        np.testing.assert_array_equal(small.category_mask[s], big.category_mask[b])
         stack.append((small.children_left[s], big.children_left[b]))
         stack.append((small.children_right[s], big.children_right[b]))
     assert seen == small.node_count  # no orphans in the pruned tree

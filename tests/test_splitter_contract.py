@@ -165,20 +165,8 @@ def _threads_data(task, n=300, d=5, seed=7):
 
 # ========================================================== the plain-Python walk
 def goes_left(x, features, weights, threshold, mask, missing_left=False):
-    """The node test written out: a category set's bit, or the slot-order sum ``<=``;
-    a sample missing (NaN) a feature the node uses goes left iff ``missing_left``."""
-    mask = int(mask)
-    used = [f for f in features.tolist() if f >= 0]
-    if any(math.isnan(float(x[f])) for f in used):
-        return bool(missing_left)
-    if mask:
-        code = float(x[features[0]])
-        return 0.0 <= code <= 63.0 and code == math.floor(code) and (mask >> int(code)) & 1 == 1
-    s = 0.0
-    for f, c in zip(features.tolist(), weights.tolist()):
-        if f >= 0:
-            s += c * float(x[f])
-    return s <= float(threshold)
+    """The node test written out (``naive.goes_left``)."""
+    return naive.goes_left(x, features, weights, threshold, mask, missing_left)
 
 
 def split_left(X, samples, split):
@@ -319,8 +307,8 @@ def check_routes_as_scored(model, est, calls, X, y, w):
         np.testing.assert_array_equal(tree.features[node, :k], split.features)
         np.testing.assert_array_equal(tree.weights[node, :k], split.weights)
         assert np.all(tree.features[node, k:] < 0)
-        assert int(tree.category_mask[node]) == split.category_mask
-        if not split.category_mask:
+        np.testing.assert_array_equal(tree.category_mask[node, :k], split.category_mask)
+        if not tree.is_categorical[node]:
             assert tree.threshold[node] == split.threshold
         left = split_left(X, np.array(rows), split)
         lc, rc = tree.children_left[node], tree.children_right[node]

@@ -152,8 +152,8 @@ def assert_g_close(got, want, atol):
 def rule_partition(X, samples, split):
     """Left mask over ``samples`` made by the stored rule (the routing kernel itself)."""
     s = np.array(samples, dtype=np.int64)
-    mid = partition_samples(X, s, 0, s.size, split.features, split.weights, split.threshold, 0,
-                            split.missing_left)
+    mid = partition_samples(X, s, 0, s.size, split.features, split.weights, split.threshold,
+                            split.category_mask, split.missing_left)
     return np.isin(samples, s[:mid])
 
 

@@ -83,7 +83,7 @@ def solve_reduced(X, prefers_right, w, exact, n_orientations=8):
         kinds.append(UNIVARIATE if found.second[t] < 0 else BIVARIATE)
     errors = rule_errors(Xf, care, np.zeros(len(kinds), dtype=np.int64),
                          np.array(rules_f, dtype=np.int64), np.array(rules_w),
-                         np.array(rules_t), np.zeros(len(kinds), dtype=np.uint64))
+                         np.array(rules_t), np.zeros((len(kinds), 2), dtype=np.uint64))
     out = {ZERO_VARIATE: math.inf, UNIVARIATE: math.inf, BIVARIATE: math.inf}
     for kind, a, b in zip(kinds, errors.keep, errors.flip):
         out[kind] = min(out[kind], a, b)

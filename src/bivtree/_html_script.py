@@ -15,8 +15,8 @@ path). The address fragment drives it too: ``#expand=3`` clicks node 3 open (sev
 join them with ``&``.
 
 Typed samples are routed by ``goesLeft``, which repeats
-:func:`bivtree._kernels.traversal.goes_left` operation by operation (see
-:mod:`bivtree.html_page`).
+:func:`bivtree._kernels.traversal.goes_left` operation by operation, indicator
+slots included (see :mod:`bivtree.html_page`).
 """
 
 PAGE_STYLE = """
@@ -147,18 +147,31 @@ PAGE_SCRIPT = r"""
 
     // ------------------------------------------------------------ routing
     // The test of bivtree._kernels.traversal.goes_left, operation by operation:
-    // s = 0.0, then s += w_k * x[f_k] in slot order (float64, one rounding per
-    // operation, as numba's kernel), then s <= t; a categorical node: an integer
-    // code in [0, 63] that belongs to the node's set. A missing value (NaN) in a
-    // feature of the test takes the node's missing side.
+    // s = 0.0, then s += w_k * v_k in slot order (float64, one rounding per
+    // operation, as numba's kernel), then s <= t, where v_k is x[f_k] or, in an
+    // indicator slot, the indicator of its set (traversal.slot_value); a
+    // categorical node: an integer code in [0, 63] that belongs to the node's
+    // set. A missing value (NaN) in a feature of the test takes the node's
+    // missing side.
+    function inSet(c, codes) {
+      return c >= 0 && c <= 63 && c === Math.floor(c) && codes.indexOf(c) >= 0;
+    }
+    function indicator(c, codes) {
+      if (Number.isNaN(c)) return NaN;
+      return inSet(c, codes) ? 1.0 : 0.0;
+    }
     function goesLeft(nd, x) {
       if (nd.categories !== null) {
         const c = x[nd.features[0]];
         if (Number.isNaN(c)) return nd.missing_left;
-        return c >= 0 && c <= 63 && c === Math.floor(c) && nd.categories.indexOf(c) >= 0;
+        return inSet(c, nd.categories);
       }
+      const sets = nd.indicator_categories;
       let s = 0.0;
-      for (let k = 0; k < nd.features.length; k++) s += nd.weights[k] * x[nd.features[k]];
+      for (let k = 0; k < nd.features.length; k++) {
+        const v = x[nd.features[k]];
+        s += nd.weights[k] * (sets[k] === null ? v : indicator(v, sets[k]));
+      }
       return s <= nd.threshold || (Number.isNaN(s) && nd.missing_left);
     }
     function route(x) {
@@ -229,6 +242,14 @@ PAGE_SCRIPT = r"""
         return [j, h];
       }
       let u = 0.0;
+      if (p.kind === "indicators") {
+        // the indicators' row (and column), not jittered (_IndicatorView.position)
+        if (p.column !== null) u = indicator(x[p.column[0]], p.column[1]);
+        else for (const [f, w] of p.u_terms) u = u + w * x[f];
+        let v = 0.0;
+        p.row_slots.forEach(([f, codes], j) => { v += indicator(x[f], codes) * (1 << j); });
+        return [u, v];
+      }
       for (const [f, w] of p.u_terms) u = u + w * x[f];
       if (p.v_feature !== null) return [u, x[p.v_feature]];
       const leaf = NODES[route(x).pop()];
@@ -288,10 +309,21 @@ PAGE_SCRIPT = r"""
       const X = u => ML + (u - u0) / (u1 - u0) * PW;
       const Y = v => MT + (v1 - v) / (v1 - v0) * PH;
       const corners = [[u0, v0], [u1, v0], [u1, v1], [u0, v1]];
-      const yes = clipHalfPlane(corners, p.a, p.b, p.t, true);
-      if (yes.length >= 3) {
-        sv("polygon", {points: yes.map(q => X(q[0]).toFixed(1) + "," + Y(q[1]).toFixed(1))
-          .join(" "), "class": "yes"}, svg);
+      if (p.kind === "indicators") {
+        // the pieces of the rows (or the cells of the grid) going left; null: open
+        for (const [a, b, w0, w1, left] of p.pieces) {
+          const x0 = Math.max(a === null ? u0 : a, u0), x1 = Math.min(b === null ? u1 : b, u1);
+          if (!left || !(x1 > x0)) continue;
+          sv("rect", {x: X(x0).toFixed(1), y: Y(w1).toFixed(1),
+                      width: (X(x1) - X(x0)).toFixed(1), height: (Y(w0) - Y(w1)).toFixed(1),
+                      "class": "yes"}, svg);
+        }
+      } else {
+        const yes = clipHalfPlane(corners, p.a, p.b, p.t, true);
+        if (yes.length >= 3) {
+          sv("polygon", {points: yes.map(q => X(q[0]).toFixed(1) + "," + Y(q[1]).toFixed(1))
+            .join(" "), "class": "yes"}, svg);
+        }
       }
       const g = sv("g", {"class": "points"}, svg);
       const r = Math.max(1.3, Math.min(3.2, 40 / Math.sqrt(Math.max(p.u.length, 1)))).toFixed(1);
@@ -299,16 +331,39 @@ PAGE_SCRIPT = r"""
         sv("circle", {cx: X(p.u[i]).toFixed(1), cy: Y(p.v[i]).toFixed(1), r: r,
                       fill: pointColour(p.c ? p.c[i] : null)}, g);
       }
-      const line = lineInBox(p.a, p.b, p.t, box);
-      if (line) {
-        sv("line", {x1: X(line[0][0]), y1: Y(line[0][1]), x2: X(line[1][0]),
-                    y2: Y(line[1][1]), "class": "split"}, svg);
+      if (p.kind === "indicators") {
+        // each row's cut, a short segment across the row
+        for (const [c, w0, w1] of p.cuts) {
+          if (u0 <= c && c <= u1) {
+            sv("line", {x1: X(c), y1: Y(w0), x2: X(c), y2: Y(w1), "class": "split"}, svg);
+          }
+        }
+      } else {
+        const line = lineInBox(p.a, p.b, p.t, box);
+        if (line) {
+          sv("line", {x1: X(line[0][0]), y1: Y(line[0][1]), x2: X(line[1][0]),
+                      y2: Y(line[1][1]), "class": "split"}, svg);
+        }
       }
       sv("rect", {x: ML, y: MT, width: PW, height: PH, "class": "frame"}, svg);
       const ty = MT + PH + 10;
-      sv("text", {x: ML, y: ty, "text-anchor": "start"}, svg).textContent = tick(u0);
-      sv("text", {x: ML + PW, y: ty, "text-anchor": "end"}, svg).textContent = tick(u1);
-      if (p.strip && DATA.classes && DATA.has_labels) {
+      if (p.kind === "indicators" && p.x_ticks !== null) {
+        p.x_ticks.forEach((name, j) => {
+          sv("text", {x: X(j), y: ty, "text-anchor": "middle"}, svg).textContent = name;
+        });
+      } else {
+        sv("text", {x: ML, y: ty, "text-anchor": "start"}, svg).textContent = tick(u0);
+        sv("text", {x: ML + PW, y: ty, "text-anchor": "end"}, svg).textContent = tick(u1);
+      }
+      if (p.kind === "indicators") {
+        // turned along the axis, as plot_tree writes them: a set is wider than the margin
+        p.y_ticks.forEach((name, r) => {
+          const at = Y(r).toFixed(1);
+          sv("text", {x: ML - 5, y: at, "text-anchor": "middle",
+                      transform: "rotate(-90 " + (ML - 5) + " " + at + ")"}, svg)
+            .textContent = name;
+        });
+      } else if (p.strip && DATA.classes && DATA.has_labels) {
         DATA.classes.forEach((name, k) => {
           sv("text", {x: ML - 3, y: Y(k) + 3, "text-anchor": "end"}, svg).textContent = name;
         });

@@ -732,9 +732,11 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         total_weight = float(sample_weight.sum())
         rules = self._resolve_stopping_rules(n_samples, total_weight)
         self.max_features_ = self._resolve_max_features(n_features)
-        # pairs are searched among the numeric candidates only
+        # pairs are searched among the numeric candidates and the categories' indicators
+        n_indicators = splitter.n_indicators(X) if isinstance(splitter, WithCategories) else 0
         self._check_pairs(splitter, min(self.max_features_,
-                                        n_features - self._categorical_columns().size))
+                                        n_features - self._categorical_columns().size)
+                          + n_indicators)
         # zero-weight rows are left out of the fit: only the others' NaN count
         has_missing = _has_missing(X) and _has_missing(X[positive])
         if has_missing and not splitter.supports_missing:

@@ -1,16 +1,17 @@
 """One prediction explained: the path a sample takes, and what each feature did on it.
 
 - :func:`explain`: the decision path of one sample as an :class:`Explanation`, one
-  :class:`PathStep` per decision node (the rule, the sample's values, the projection
-  the routing kernel compares with the threshold, the margin, the side taken), the
-  :class:`Leaf` it ends in and its per-feature contributions;
+  :class:`PathStep` per decision node (the rule, the values the rule reads, the
+  projection the routing kernel compares with the threshold, the margin, the side
+  taken), the :class:`Leaf` it ends in and its per-feature contributions;
 - :func:`contributions`: the per-feature contributions of many samples at once.
 
 **Contributions.** Following Saabas, a prediction is written as the value at the root
 plus one change per decision node on the path: the node's value (class probabilities,
 the shares of the weighted class counts, for a classifier; the mean target for a
 regressor) moves to the value of the child taken, and that change is credited to the
-features the node tests. A univariate or categorical node credits its one feature.
+features the node tests (an indicator slot's categorical feature among them). A
+univariate or categorical node credits its one feature.
 A node testing several features splits the change **equally** between the features
 whose weight is not zero: the fitted tree stores no per-node statistics of the
 features (means, spreads), and a split by the size of each term ``|w_k * x_k|`` would
@@ -29,9 +30,10 @@ from itertools import pairwise
 import numpy as np
 
 from ._kernels.scan import ALL_KNOWN_LEFT
-from ._kernels.traversal import in_category_set, project_row
+from ._kernels.traversal import in_category_set, project_row, slot_value
 from .formatting import (
     DEFAULT_DECIMALS,
+    format_categories,
     format_number,
     format_rule,
     missing_text,
@@ -58,8 +60,9 @@ class PathStep:
         Id of the node in ``estimator.tree_``.
     rule : str
         The node's test in the data's units with exact numbers, e.g.
-        ``"x0 + 0.3125 * x4 <= 1.75"`` or ``"colour in {1, 3}"``; the sample goes left
-        iff it holds.
+        ``"x0 + 0.3125 * x4 <= 1.75"``, ``"colour in {1, 3}"`` or, with an
+        indicator slot, ``"x0 + 1.25 * [colour in {3}] <= 0.5"``; the sample goes
+        left iff it holds.
     feature_indices : tuple of int
         Columns the node tests, in slot order.
     features : tuple of str
@@ -67,10 +70,14 @@ class PathStep:
     weights : tuple of float
         Coefficient of each tested feature (1.0 for a categorical node).
     values : tuple of float
-        The sample's value of each tested feature.
+        The value the rule reads in each slot: the sample's value of the feature,
+        or, in an indicator slot, the indicator of the slot's set (1.0 when the
+        sample's code is in ``indicator_categories[k]``, 0.0 for any other value,
+        NaN when it is missing).
     projection : float or None
         ``sum_k weights[k] * values[k]`` added in slot order from ``0.0``, the very
-        number the routing kernel compares with ``threshold``; ``None`` at a
+        number the routing kernel compares with ``threshold`` (with indicator
+        slots, the same terms added in the same order); ``None`` at a
         categorical node.
     threshold : float or None
         ``None`` at a categorical node.
@@ -90,6 +97,10 @@ class PathStep:
         Whether the sample misses (NaN) a feature of the test: it then takes the
         node's missing side (``Tree.missing_go_left``), and ``projection`` and
         ``margin`` are NaN.
+    indicator_categories : tuple or None
+        At a linear node, per slot the category codes of an indicator slot's set
+        (a tuple of int), ``None`` for a slot reading its feature's value; ``None``
+        at a categorical node.
     """
 
     node: int
@@ -107,11 +118,18 @@ class PathStep:
     category: float | None = None
     in_set: bool | None = None
     missing: bool = False
+    indicator_categories: tuple | None = None
 
     @property
     def is_categorical(self):
         """Whether the node tests a category set."""
         return self.categories is not None
+
+    @property
+    def has_indicator_slots(self):
+        """Whether the node is linear with an indicator slot."""
+        return self.indicator_categories is not None and any(
+            codes is not None for codes in self.indicator_categories)
 
 
 @dataclass(frozen=True)
@@ -262,7 +280,13 @@ def _step_text(step, feature_names):
 
         members = ", ".join(shown(c) for c in step.categories)
         return f"{step.features[0]} = {shown(step.category)} in {{{members}}}  -> {answer}"
-    rule = format_rule(step.feature_indices, step.weights, step.threshold, feature_names,
+    # the rule as the sum it is (a test of two indicators prints as such, not as its
+    # boolean reading), each slot named by what it reads
+    sets = step.indicator_categories or (None,) * len(step.feature_indices)
+    terms = [feature_names[f] if codes is None
+             else f"[{format_categories(feature_names[f], codes)}]"
+             for f, codes in zip(step.feature_indices, sets)]
+    rule = format_rule(range(len(terms)), step.weights, step.threshold, terms,
                        decimals=_RULE_DIGITS)
     # the printed rule ends in " <= threshold": the projection goes in between
     left_side, threshold = rule.rsplit(" <= ", 1)
@@ -386,7 +410,9 @@ def one_sample(estimator, row, name="X_row"):
     pictures' ``highlight``.
     """
     if getattr(row, "ndim", None) == 1 and hasattr(row, "to_frame"):
-        row = row.to_frame().T  # a Series: its index names the features
+        # a Series: its index names the features; a row of mixed types (text
+        # categories beside numbers) is of dtype object, each column's own type back
+        row = row.to_frame().T.infer_objects()
     elif not hasattr(row, "columns"):
         array = np.asarray(row)
         row = array.reshape(1, -1) if array.ndim == 1 else array
@@ -399,7 +425,7 @@ def one_sample(estimator, row, name="X_row"):
 def _step(tree, X, node, child, feature_names):
     """The :class:`PathStep` of ``node`` for the one row of ``X``."""
     features, weights = tree.features[node], tree.weights[node]
-    mask = tree.category_mask[node]
+    mask = tree.categorical_mask(node)
     used = np.flatnonzero(features >= 0)
     if mask != 0:
         used = used[:1]  # a categorical node reads its first slot only
@@ -417,14 +443,27 @@ def _step(tree, X, node, child, feature_names):
                                          decimals=None, category_mask=int(mask)),
                         projection=None, threshold=None, margin=None,
                         categories=tuple(mask_to_categories(mask)), category=code,
-                        in_set=bool(in_category_set(code, mask)), **common)
-    # the routing kernel's own sum, so the projection is the number it compared
-    projection = float(project_row(X, 0, features, weights))
+                        in_set=bool(in_category_set(code, np.uint64(mask))), **common)
+    masks = tree.category_mask[node]
     threshold = float(tree.threshold[node])
-    return PathStep(rule=format_rule(features, weights, threshold, feature_names,
-                                     decimals=None),
-                    projection=projection, threshold=threshold,
-                    margin=threshold - projection, **common)
+    rule = format_rule(features, weights, threshold, feature_names, decimals=None,
+                       category_mask=masks)
+    if not masks.any():
+        # the routing kernel's own sum, so the projection is the number it compared
+        projection = float(project_row(X, 0, features, weights))
+        return PathStep(rule=rule, projection=projection, threshold=threshold,
+                        margin=threshold - projection,
+                        indicator_categories=(None,) * len(indices), **common)
+    # an indicator slot reads its set's indicator (the kernel's slot_value); the sum
+    # is the kernel's, term by term in slot order from 0.0
+    values = tuple(float(slot_value(X[0, features[k]], masks[k])) for k in used)
+    projection = 0.0
+    for w, v in zip(common["weights"], values):
+        projection += w * v
+    common["values"] = values
+    sets = tuple(tuple(mask_to_categories(masks[k])) if masks[k] else None for k in used)
+    return PathStep(rule=rule, projection=projection, threshold=threshold,
+                    margin=threshold - projection, indicator_categories=sets, **common)
 
 
 def _leaf(estimator, node):

@@ -156,7 +156,7 @@ def _merge_test(merged, tree, node, left):
         The entry changed and its value before (``_ABSENT`` when it is new), to
         undo the change when the walk leaves the branch.
     """
-    mask = int(tree.category_mask[node])
+    mask = int(tree.category_mask[node, 0]) if tree.is_categorical[node] else 0
     missing = bool(tree.missing_go_left[node]) == left
     if mask:
         # every set test of one feature merges into one: "in A" and "in B" is
@@ -172,7 +172,8 @@ def _merge_test(merged, tree, node, left):
         return key, previous
     used = tree.features[node] >= 0
     key = (tuple(tree.features[node][used].tolist()),
-           tuple(tree.weights[node][used].tolist()), left)
+           tuple(tree.weights[node][used].tolist()), left,
+           tuple(int(m) for m in tree.category_mask[node][used]))
     t = float(tree.threshold[node])
     previous = merged.get(key, _ABSENT)
     # two tests of the same projection in the same direction: keep the tighter
@@ -238,17 +239,22 @@ def _condition(key, entry, names, signs, decimals, learned):
         out = {"node": int(node), "features": [f], "weights": [1.0], "threshold": None,
                "op": op, "categories": codes, "text": text}
     else:
-        feats, wts, left = key
+        feats, wts, left, masks = key
         node, t, missing = entry
         op = "<=" if left else ">"
-        text = ratio_rule(feats, wts, t, op, names, signs, decimals)
+        # a ratio of a feature to an indicator means nothing
+        text = None if any(masks) else ratio_rule(feats, wts, t, op, names, signs, decimals)
         if text is None:
-            text = format_rule(feats, wts, t, names, decimals, op=op,
+            text = format_rule(feats, wts, t, names, decimals, op=op, category_mask=masks,
                                missing=learned and missing)
         elif learned and missing:
             text += f" or {missing_text(feats, names)}"
         out = {"node": int(node), "features": list(feats), "weights": list(wts),
                "threshold": t, "op": op, "text": text}
+        if any(masks):
+            # the slots that read a category set's indicator, and their sets
+            out["indicator_categories"] = [mask_to_categories(m) if m else None
+                                           for m in masks]
     if learned:
         out["missing"] = bool(missing)
     return out

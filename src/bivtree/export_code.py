@@ -6,14 +6,21 @@
   predicting one row.
 
 Both route every row exactly as :meth:`apply` does. A linear node's test is
-written in the order :func:`bivtree._kernels.traversal.project_row` computes it
-(``0.0 + w0 * x0 + w1 * x1 ... <= t``, one IEEE double rounding per operation,
+written in the order :func:`bivtree._kernels.traversal.goes_left` computes it
+(``0.0 + w0 * v0 + w1 * v1 ... <= t``, one IEEE double rounding per operation,
 slot by slot), and every constant is written so that it is read back as the very
-double the tree stores. A categorical node (``category_mask != 0``) tests
-membership of the code in its set of integers, so a fraction or a code outside
-the set goes right, as in :func:`bivtree._kernels.traversal.goes_left`. A
-missing value (SQL ``NULL``, Python ``NaN``) in a feature a node uses takes the
-node's missing side (``Tree.missing_go_left``).
+double the tree stores. A slot's value ``v`` is its feature's value, or for an
+*indicator slot* (a nonzero ``category_mask`` in a node of several used slots)
+the indicator of its category set: 1.0 for a code in the set, 0.0 for any other
+value, and missing (making the sum missing) for a missing value, as
+:func:`bivtree._kernels.traversal.slot_value` reads it. A categorical node (one
+used slot with a category set) tests membership of the code in its set of
+integers, so a fraction or a code outside the set goes right, as in
+:func:`bivtree._kernels.traversal.goes_left`. A missing value (SQL ``NULL``,
+Python ``NaN``) in a feature a node uses takes the node's missing side
+(``Tree.missing_go_left``). A model that encoded a column's category values at
+fit takes those values (``'red'``) and reads a value it never saw as a missing
+one, as :meth:`predict` does.
 """
 
 import math
@@ -67,9 +74,12 @@ def _leaf_outputs(tree, classes, output):
 
 
 def _used_slots(tree, node):
-    """``(feature, weight)`` of the used slots of a node, in slot order."""
-    return [(int(f), float(w)) for f, w in zip(tree.features[node], tree.weights[node])
-            if f >= 0]
+    """``(feature, weight, mask)`` of the used slots of a node, in slot order.
+
+    ``mask`` is the slot's category set (0: the slot reads its feature's value).
+    """
+    return [(int(f), float(w), int(m)) for f, w, m in
+            zip(tree.features[node], tree.weights[node], tree.category_mask[node]) if f >= 0]
 
 
 # ---------------------------------------------------------------------- SQL
@@ -163,6 +173,44 @@ def _sql_value(value, decimals):
     return "'" + str(value).replace("'", "''") + "'"
 
 
+def _sql_sets(values, f, mask):
+    """SQL literals of the category set ``mask`` of feature ``f``, and of all its categories.
+
+    Returns ``(members, known)``: for a column of codes, the codes of the set and
+    ``None``; for a column of category values (``values[f]``, see
+    ``_tabular.code_values``), the values of the set's codes and every value
+    known at fit.
+    """
+    if values is None or values[f] is None:
+        # ``IN`` compares numerically: 2.0 matches 2, 2.5 and NULL match nothing
+        return [str(c) for c in mask_to_categories(mask)], None
+    members = [_sql_value(v, None) for c in mask_to_categories(mask) if c < len(values[f])
+               for v in values[f][c]]
+    known = [_sql_value(v, None) for code_values in values[f] for v in code_values]
+    return members, known
+
+
+def _sql_missing(column, known):
+    """Conditions true when ``column`` is missing to the model: NULL, or a value unseen at fit."""
+    missing = [f"{column} IS NULL"]
+    if known is not None:
+        # NULL NOT IN (...) is NULL, not true: the IS NULL above covers it
+        missing.append(f"{column} NOT IN ({', '.join(known)})")
+    return missing
+
+
+def _sql_indicator(column, members, known):
+    """An indicator slot's value: 1.0 in the set, 0.0 for another known value, else NULL.
+
+    The ``CASE`` has no ``ELSE``: NULL (and, for a column of category values, a
+    value unseen at fit, which the model reads as missing) gives NULL, which makes
+    the node's whole sum NULL, as NaN does in ``slot_value``.
+    """
+    other = f"{column} IS NOT NULL" if known is None else f"{column} IN ({', '.join(known)})"
+    return (f"(CASE WHEN {column} IN ({', '.join(members)}) THEN 1.0 "
+            f"WHEN {other} THEN 0.0 END)")
+
+
 def _sql_test(tree, node, columns, decimals, values=None):
     """The SQL condition that is true exactly when a row goes left at ``node``.
 
@@ -173,37 +221,32 @@ def _sql_test(tree, node, columns, decimals, values=None):
     A NULL in a feature of the test makes the comparison NULL, which counts as
     false (right); a node whose missing side is the left one adds ``OR ... IS NULL``,
     and for a column of category values ``OR ... NOT IN`` the values known at fit
-    (the model reads a value it never saw as a missing one).
+    (the model reads a value it never saw as a missing one). An indicator slot's
+    term is NULL for such values (:func:`_sql_indicator`), so the sum is NULL.
     """
     slots = _used_slots(tree, node)
-    mask = int(tree.category_mask[node])
-    if mask:
-        f = slots[0][0]
-        if values is not None and values[f] is not None:
-            # the column holds the category values themselves; NULL and a value unseen
-            # at fit (which the model reads as missing) take the missing side
-            members = [v for c in mask_to_categories(mask) if c < len(values[f])
-                       for v in values[f][c]]
-            known = [v for code_values in values[f] for v in code_values]
-            test = f"{columns[f]} IN ({', '.join(_sql_value(v, None) for v in members)})"
-            unseen = f"{columns[f]} NOT IN ({', '.join(_sql_value(v, None) for v in known)})"
-            if not tree.missing_go_left[node]:
-                return test
-            return f"({test} OR {columns[f]} IS NULL OR {unseen})"
-        # ``IN`` compares numerically: 2.0 matches 2, 2.5 and NULL match nothing
-        codes = ", ".join(str(c) for c in mask_to_categories(mask))
-        test = f"{columns[f]} IN ({codes})"
+    missing = []
+    if tree.categorical_mask(node):
+        f, _, mask = slots[0]
+        members, known = _sql_sets(values, f, mask)
+        test = f"{columns[f]} IN ({', '.join(members)})"
+        missing = _sql_missing(columns[f], known)
     else:
-        # the sum starts at 0.0 and adds the terms left to right, as project_row does;
-        # a weight of exactly 1 is left out of its term (1 * x == x for every double)
+        # the sum starts at 0.0 and adds the terms left to right, as goes_left does;
+        # a weight of exactly 1 is left out of its term (1 * v == v for every double)
         terms = ["0.0"]
-        for f, w in slots:
-            terms.append(columns[f] if w == 1.0 else f"{sql_float(w, decimals)} * {columns[f]}")
+        for f, w, mask in slots:
+            value, known = columns[f], None
+            if mask:
+                members, known = _sql_sets(values, f, mask)
+                value = _sql_indicator(columns[f], members, known)
+            terms.append(value if w == 1.0 else f"{sql_float(w, decimals)} * {value}")
+            missing += _sql_missing(columns[f], known)
         test = f"{' + '.join(terms)} <= {sql_float(tree.threshold[node], decimals)}"
     if not tree.missing_go_left[node]:
         return test
-    missing = " OR ".join(f"{columns[f]} IS NULL" for f, _ in slots)
-    return f"({test} OR {missing})"
+    # a feature read by both slots is named once
+    return f"({test} OR {' OR '.join(dict.fromkeys(missing))})"
 
 
 def _sql_case(tree, columns, outputs, decimals, values=None):
@@ -274,7 +317,11 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
         followed by the output columns. The tree is one flat ``CASE`` with a
         ``WHEN`` per leaf (see the notes), which SQLite, PostgreSQL and DuckDB
         read. A linear test reads ``0.0 + "x0" + w * "x1" <= t`` (terms in the
-        order :meth:`apply` adds them), a categorical one ``"colour" IN (0, 2, 5)``.
+        order :meth:`apply` adds them), a categorical one ``"colour" IN (0, 2, 5)``;
+        an indicator slot is the term ``w * (CASE WHEN "colour" IN (0, 2) THEN 1.0
+        WHEN "colour" IS NOT NULL THEN 0.0 END)`` (``... WHEN "colour" IN (<every
+        value known at fit>) THEN 0.0 END`` for a column of category values), NULL
+        for a missing or unseen value, which makes the whole sum NULL.
         Class labels are literals of their type (string, integer, double,
         ``TRUE`` / ``FALSE``).
 
@@ -284,8 +331,9 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     ``AND``; leaves are listed left to right, so the first ``WHEN`` that holds
     names the row's leaf. A missing value is a NULL: a test that is NULL counts
     as false, sending the row right, and a node whose missing side is the left
-    one (``Tree.missing_go_left``) tests ``... OR "x0" IS NULL`` for its features,
-    so NULLs go where :meth:`apply` sends NaN. SQLite limits an expression to 1,000 levels
+    one (``Tree.missing_go_left``) tests ``... OR "x0" IS NULL`` for its features
+    (and ``OR "colour" NOT IN (...)`` the values known at fit, for a column of
+    category values), so NULLs go where :meth:`apply` sends NaN. SQLite limits an expression to 1,000 levels
     (``SQLITE_MAX_EXPR_DEPTH``), so a leaf with more left turns than that
     needs a larger limit there.
 
@@ -343,7 +391,9 @@ def _py_table(name, items):
     return lines
 
 
-_PY_BODY = '''\
+#: the generated function's walk: the categorical test, then the linear one
+#: (:data:`_PY_LINEAR` or :data:`_PY_LINEAR_INDICATORS`) and :data:`_PY_TAIL`.
+_PY_HEAD = '''\
     node = 0
     while left[node] != -1:
         mask = category_mask[node]
@@ -355,10 +405,28 @@ _PY_BODY = '''\
                          and (mask >> int(code)) & 1 == 1) or (
                              code != code and missing_left[node])
         else:
+'''
+_PY_LINEAR = '''\
             # slot by slot from 0.0, one rounding per operation, as bivtree does
             total = 0.0
             for feature, weight in zip(features[node], weights[node]):
                 total += weight * row[feature]
+'''
+#: the linear test of a tree with indicator slots (only such a tree pays for the check)
+_PY_LINEAR_INDICATORS = '''\
+            # slot by slot from 0.0, one rounding per operation, as bivtree does; an
+            # indicator slot (a nonzero set) reads 1.0 for a code in its set, 0.0 for any
+            # other number, and NaN (missing) as NaN
+            total = 0.0
+            for key, weight, in_set in zip(features[node], weights[node],
+                                           indicator_sets[node]):
+                value = row[key]
+                if in_set and value == value:
+                    value = 1.0 if (0.0 <= value <= 63.0 and value == value // 1
+                                    and (in_set >> int(value)) & 1 == 1) else 0.0
+                total += weight * value
+'''
+_PY_TAIL = '''\
             # NaN (a missing value) fails the comparison and takes its side
             goes_left = total <= threshold[node] or (total != total and missing_left[node])
         node = left[node] if goes_left else right[node]
@@ -381,7 +449,8 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     a loop (no recursion, no nesting), so a tree thousands of levels deep
     exports and runs like a small one; its arithmetic is the estimator's own
     (constants written with ``repr``, which reads back as the same double, and
-    terms added in slot order from ``0.0``), so it returns exactly what
+    terms added in slot order from ``0.0``, an indicator slot adding its weight
+    times 1.0, 0.0 or NaN as :meth:`apply` does), so it returns exactly what
     :meth:`predict`, :meth:`predict_proba` or :meth:`apply` give for that row.
 
     Parameters
@@ -401,7 +470,8 @@ def export_python(estimator, *, function_name="predict_row", output="class",
         being feature ``i``; ``"mapping"``: a mapping from feature name to
         number (a ``dict`` or a ``csv.DictReader`` row converted to floats).
         A feature encoded as categories at fit takes its category values
-        (``"red"``), which the function maps to the model's codes.
+        (``"red"``), which the function maps to the model's codes; a value not
+        seen at fit is read as a missing one, as :meth:`predict` reads it.
 
     Returns
     -------
@@ -429,8 +499,8 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     features, weights = [], []
     for node in nodes:
         slots = _used_slots(tree, node) if tree.children_left[node] != TREE_LEAF else []
-        features.append(_py_value([keys[f] for f, _ in slots]))
-        weights.append(_py_value([w for _, w in slots]))
+        features.append(_py_value([keys[f] for f, _, _ in slots]))
+        weights.append(_py_value([w for _, w, _ in slots]))
     kind = output if output != "class" or classes is not None else "value"
     returns = _PY_RETURNS[kind].format(classes=_py_value([c.item() if hasattr(c, "item")
                                                           else c for c in classes])
@@ -447,22 +517,38 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     lines += _py_table("features", features)
     lines += _py_table("weights", weights)
     lines += _py_table("threshold", [_py_value(float(t)) for t in tree.threshold])
-    lines += _py_table("category_mask", [str(int(m)) for m in tree.category_mask])
+    lines += _py_table("category_mask", [str(tree.categorical_mask(node))
+                                         for node in range(tree.node_count)])
+    linear = _PY_LINEAR
+    if tree.has_indicator_slots.any():
+        linear = _PY_LINEAR_INDICATORS
+        # per node, the set of each used slot (0: the slot reads its feature's value)
+        lines += _py_table("indicator_sets", [
+            _py_value([m for _, _, m in _used_slots(tree, node)])
+            if tree.children_left[node] != TREE_LEAF and not tree.categorical_mask(node)
+            else "()" for node in nodes])
     lines += _py_table("missing_left", [str(bool(m)) for m in tree.missing_go_left])
     lines += _py_table("output", [_py_value(v) for v in _leaf_outputs(tree, classes, output)])
+    body = _PY_HEAD + linear + _PY_TAIL
     values = code_values(estimator)
     if values is None:
-        return "\n".join(lines) + "\n" + _PY_BODY
+        return "\n".join(lines) + "\n" + body
     lines += _py_codes(values, keys)
-    return "\n".join(lines) + "\n" + _PY_BODY.replace(_PY_CODE, _PY_MAPPED_CODE)
+    body = body.replace(_PY_CODE, _PY_MAPPED_CODE).replace(_PY_VALUE, _PY_MAPPED_VALUE)
+    return "\n".join(lines) + "\n" + body
 
 
-#: how the exported function reads a categorical node's code, and how it reads it
-#: when the row holds category values (a value not seen at fit becomes NaN, as in predict)
+#: how the exported function reads a categorical node's code and an indicator slot's
+#: value, and how it reads them when the row holds category values (a value not seen
+#: at fit becomes NaN, as in predict)
 _PY_CODE = "            code = row[features[node][0]]\n"
 _PY_MAPPED_CODE = (
     "            key = features[node][0]\n"
     "            code = codes[key].get(row[key], float('nan')) if key in codes else row[key]\n")
+_PY_VALUE = "                value = row[key]\n"
+_PY_MAPPED_VALUE = (
+    "                value = (codes[key].get(row[key], float('nan')) if key in codes\n"
+    "                         else row[key])\n")
 
 
 def _py_codes(values, keys):

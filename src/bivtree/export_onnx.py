@@ -12,18 +12,21 @@ the other side, so they never see a feature value. Instead:
 1. every decision node's test is evaluated in double with elementwise
    operators, on the input transposed (one row per feature, so that gathering
    a feature copies contiguous memory). A linear node gathers its features and
-   repeats
-   :func:`bivtree._kernels.traversal.project_row` operation for operation
-   (``w0 * x0``, then ``+ w1 * x1``, then ``+ w2 * x2``: one IEEE double
+   repeats the sum of :func:`bivtree._kernels.traversal.goes_left` operation
+   for operation (``w0 * x0``, then ``+ w1 * x1``, then ``+ w2 * x2``: one IEEE double
    rounding each, separate ``Mul`` and ``Add`` operators, so no fused
    multiply-add and no reordering), then ``LessOrEqual`` against the stored
    threshold. The one difference, the leading ``0.0 +``, only turns a sum of
    ``-0.0`` into ``+0.0``, which compares the same. A categorical node tests
    ``code == floor(clip(code, 0, 63))`` and looks the code's bit up in a table,
    so fractions and codes outside ``[0, 63]`` go right, as in
-   :func:`bivtree._kernels.traversal.goes_left`. A NaN (a missing value) fails
-   either test; at a node whose missing side is the left one
-   (``Tree.missing_go_left``) ``IsNaN`` of the projection (or code) sends it left;
+   :func:`bivtree._kernels.traversal.goes_left`. An *indicator slot* (a
+   category set in a linear node of several used slots) reads, instead of its
+   feature's value, that same membership test as 1.0 or 0.0, and NaN for NaN,
+   as :func:`bivtree._kernels.traversal.slot_value` does, before its ``Mul``
+   and ``Add``. A NaN (a missing value) fails either test; at a node whose
+   missing side is the left one (``Tree.missing_go_left``) ``IsNaN`` of the
+   projection (or code) sends it left;
 2. the outcomes, one 0 / 1 column per decision node (exact in float32), feed a
    ``TreeEnsembleRegressor`` with the tree's own structure, each node testing
    its column against 0.5, whose leaves return their rank among the leaves
@@ -213,12 +216,24 @@ def _tensor_values(array):
 
 # ---------------------------------------------------------------------- the routing
 def _node_groups(tree):
-    """Decision nodes by kind: ``[(n_slots, nodes), ...]`` for linear ones, and categorical."""
+    """Decision nodes by kind: ``[(indicators, nodes), ...]`` for linear ones, and categorical.
+
+    ``indicators`` holds, for each used slot of the group's nodes, whether it is
+    an indicator slot: nodes with the same number of used slots and the same
+    indicator slots are tested together, so a tree without indicator slots gets
+    one group per number of features, with plain products and sums.
+    """
     internal = np.flatnonzero(tree.children_left != TREE_LEAF)
-    categorical = internal[tree.category_mask[internal] != 0]
-    linear = internal[tree.category_mask[internal] == 0]
+    is_categorical = tree.is_categorical[internal]
+    categorical = internal[is_categorical]
+    linear = internal[~is_categorical]
     n_slots = np.count_nonzero(tree.features[linear] >= 0, axis=1)
-    groups = [(int(s), linear[n_slots == s]) for s in np.unique(n_slots)]
+    # unused slots have no set, so the key is (number of slots, indicator slots)
+    keys = np.column_stack([n_slots, tree.category_mask[linear] != 0]).astype(np.int64)
+    groups = []
+    for key in np.unique(keys, axis=0):
+        indicators = tuple(bool(b) for b in key[1:1 + key[0]])
+        groups.append((indicators, linear[np.all(keys == key, axis=1)]))
     return groups, categorical
 
 
@@ -227,15 +242,19 @@ def _column(values):
     return np.asarray(values)[:, None]
 
 
-def _linear_tests(g, xt, tree, n_slots, nodes):
-    """Boolean (len(nodes), N): ``project_row(...) <= threshold`` for each node, in double.
+def _linear_tests(g, xt, tree, indicators, nodes):
+    """Boolean (len(nodes), N): ``goes_left``'s sum ``<= threshold`` for each node, in double.
 
-    ``xt`` is the input transposed: gathering whole feature rows copies contiguous
-    memory, several times faster than gathering columns.
+    ``indicators`` tells for each slot whether the nodes read it as their
+    category set's indicator (:func:`_indicator`) rather than as the feature's
+    value. ``xt`` is the input transposed: gathering whole feature rows copies
+    contiguous memory, several times faster than gathering columns.
     """
     total = None
-    for k in range(n_slots):
+    for k, indicator in enumerate(indicators):
         term = g.op("Gather", [xt, g.constant("features", tree.features[nodes, k])], axis=0)
+        if indicator:
+            term = _indicator(g, term, tree.category_mask[nodes, k])
         weights = tree.weights[nodes, k]
         if np.any(weights != 1.0):  # 1 * x == x for every double: no product needed
             term = g.op("Mul", [term, g.constant("weights", _column(weights))])
@@ -256,9 +275,9 @@ def _missing_left(g, tests, values, tree, nodes):
     return g.op("Or", [tests, missing])
 
 
-def _categorical_tests(g, xt, tree, nodes):
-    """Boolean (len(nodes), N): the code is an integer in [0, 63] whose bit is set."""
-    codes = g.op("Gather", [xt, g.constant("features", tree.features[nodes, 0])], axis=0)
+def _in_category_set(g, codes, masks):
+    """Boolean like ``codes``: the code is an integer in [0, 63] whose bit is set in the
+    mask of its row (``masks``: one per row of ``codes``, that is per node)."""
     low, high = g.constant("zero", np.float64(0.0)), g.constant("top", np.float64(63.0))
     clipped = g.op("Floor", [g.op("Clip", [codes, low, high])])
     # false for fractions, codes outside [0, 63], infinities and NaN
@@ -266,11 +285,25 @@ def _categorical_tests(g, xt, tree, nodes):
     # invalid codes index bit 0 (a cast of NaN to int64 is undefined); "valid" masks them out
     index = g.op("Cast", [g.op("Where", [valid, clipped, low])], to=_onnx_type("INT64"))
     bits = np.array([[(int(m) >> c) & 1 == 1 for c in range(N_CATEGORY_CODES)]
-                     for m in tree.category_mask[nodes]], dtype=bool)
-    offsets = N_CATEGORY_CODES * np.arange(len(nodes), dtype=np.int64)
+                     for m in masks], dtype=bool)
+    offsets = N_CATEGORY_CODES * np.arange(len(masks), dtype=np.int64)
     index = g.op("Add", [index, g.constant("offsets", _column(offsets))])
     in_set = g.op("Gather", [g.constant("category_bits", bits.ravel()), index], axis=0)
-    return _missing_left(g, g.op("And", [valid, in_set]), codes, tree, nodes)
+    return g.op("And", [valid, in_set])
+
+
+def _indicator(g, codes, masks):
+    """Double like ``codes``: 1.0 for a code in its row's set, 0.0 for another number,
+    NaN for NaN (``slot_value``), so a missing code makes the node's sum NaN."""
+    ones = g.op("Cast", [_in_category_set(g, codes, masks)], to=_onnx_type("DOUBLE"))
+    return g.op("Where", [g.op("IsNaN", [codes]), codes, ones])
+
+
+def _categorical_tests(g, xt, tree, nodes):
+    """Boolean (len(nodes), N): the code is an integer in [0, 63] whose bit is set."""
+    codes = g.op("Gather", [xt, g.constant("features", tree.features[nodes, 0])], axis=0)
+    in_set = _in_category_set(g, codes, tree.category_mask[nodes, 0])
+    return _missing_left(g, in_set, codes, tree, nodes)
 
 
 def _ensemble_attributes(tree, column):
@@ -308,8 +341,8 @@ def _leaf_rank(g, x, tree):
                     value=_helper().make_tensor("zero", _onnx_type("INT64"), [1], [0]))
     xt = g.op("Transpose", [x], perm=[1, 0])
     pieces, order = [], []
-    for n_slots, nodes in groups:
-        pieces.append(_linear_tests(g, xt, tree, n_slots, nodes))
+    for indicators, nodes in groups:
+        pieces.append(_linear_tests(g, xt, tree, indicators, nodes))
         order.append(nodes)
     if categorical.size:
         pieces.append(_categorical_tests(g, xt, tree, categorical))
@@ -402,8 +435,9 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
         If it is not fitted.
     ValueError
         For an unknown ``input_type``, an ``input_name`` that names an output, an
-        opset below 13, class labels that are neither integers nor strings, or a
-        tree of more than 2**24 leaves.
+        opset below 13, class labels that are neither integers nor strings, a
+        model that encodes category values at fit (``categories_``; the exports
+        to Python and SQL take them), or a tree of more than 2**24 leaves.
     ImportError
         If the ``onnx`` package is missing (``pip install bivtree[onnx]``).
 
@@ -413,7 +447,8 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
     values exactly at a threshold included, so labels, probabilities and
     values are :meth:`predict`'s and :meth:`predict_proba`'s bit for bit (the
     graph repeats their arithmetic in double, see the module documentation).
-    NaN goes right at every node that reads it, as in the export to SQL; a
+    A NaN (a missing value) takes the missing side of every node that reads it
+    (``Tree.missing_go_left``), as in :meth:`apply` and the export to SQL; a
     runtime set to flush subnormal numbers to zero (ONNX Runtime's
     ``session.set_denormal_as_zero``, off by default) may route rows whose
     projection is subnormally close to a threshold otherwise.
@@ -421,11 +456,11 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
     Memory: the graph evaluates every decision node's test for the whole batch
     at once, so its intermediates hold ``N x n_decision_nodes`` values: float64
     copies of the features each node reads (one for a univariate node; a node
-    of two or three features adds products and sums), then one byte and one
-    float32 per outcome. ONNX Runtime frees each as soon as it is used;
-    its peak grew by about 21 bytes per row and decision node for a depth-8
-    tree of mostly bivariate nodes and by about 34 for one of three-feature
-    nodes. Score large inputs in batches: 10^5 rows at a time for a tree of
+    of two or three features adds products and sums, an indicator slot its
+    membership test), then one byte and one float32 per outcome. ONNX Runtime
+    frees each as soon as it is used; its peak grew by about 21 bytes per row
+    and decision node for a depth-8 tree of mostly bivariate nodes and by about
+    34 for one of three-feature nodes. Score large inputs in batches: 10^5 rows at a time for a tree of
     1,000 decision nodes need 2 to 4 GB.
 
     Examples

@@ -122,6 +122,11 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
                 category_mask=0, missing=False):
     """A node test as text, e.g. ``"x7 + 0.3 * x10 <= -0.1"`` or ``"colour in {1, 3}"``.
 
+    An indicator slot (a category set in a node of two used slots) reads
+    ``"x7 + 0.3 * [colour in {1, 3}] <= 2"``; a node of two indicator slots is
+    a boolean combination of the two sets and reads as one, e.g.
+    ``"colour in {1, 3} and size not in {0}"``.
+
     With ``missing`` the samples missing a feature of the test take this branch
     too: ``"x7 + 0.3 * x10 <= -0.1 or x7 or x10 is missing"``. The test that
     sends every known value left (threshold :data:`~bivtree._kernels.scan.ALL_KNOWN_LEFT`)
@@ -138,9 +143,11 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
     op : str
         Comparison to print (``"<="`` or ``">"``); for a categorical node ``"<="``
         (the test holds, left branch) prints ``in`` and ``">"`` prints ``not in``.
-    category_mask : int, default=0
-        Nonzero for a categorical node: the set of codes going left (bit ``c``
-        for code ``c``), printed instead of a comparison.
+    category_mask : int or sequence of int, default=0
+        The slots' category sets (an int: the first slot's). A nonzero first
+        set with one used slot is a categorical node: the set of codes going
+        left (bit ``c`` for code ``c``), printed instead of a comparison; with
+        two used slots, the slots' indicator sets.
     missing : bool, default=False
         Whether the samples missing a feature of the test take this branch.
 
@@ -149,17 +156,27 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
     str
     """
     clause = f" or {missing_text(features, feature_names)}" if missing else ""
-    if int(category_mask):
+    masks = [int(m) for m in np.atleast_1d(category_mask)]
+    masks += [0] * (len(features) - len(masks))
+    used = [k for k, f in enumerate(features) if f >= 0]
+    if masks[0] and len(used) == 1:
         return format_categories(feature_names[int(features[0])],
-                                 mask_to_categories(category_mask), _SET_OPS[op]) + clause
+                                 mask_to_categories(masks[0]), _SET_OPS[op]) + clause
+    if len(used) == 2 and all(masks[k] for k in used) and op in ("<=", ">"):
+        logic = _indicator_logic(features, weights, threshold, masks, feature_names, op == "<=")
+        if clause and (" and " in logic or " or " in logic):
+            logic = f"({logic})"  # "(a in A and b in B) or a or b is missing"
+        return logic + clause
     if threshold >= ALL_KNOWN_LEFT and op in ("<=", ">"):
         # every known value goes left: the test is whether a value is missing
         return missing_text(features, feature_names, missing=op != "<=" or missing)
     terms = []
-    for f, w in zip(features, weights):
+    for f, w, m in zip(features, weights, masks):
         if f < 0:
             continue
         name = feature_names[f]
+        if m:
+            name = f"[{format_categories(name, mask_to_categories(m))}]"
         if not terms:
             terms.append(name if w == 1.0 else f"{format_number(w, decimals)} * {name}")
             continue
@@ -168,6 +185,36 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
         # a unit weight reads "x - y", not "x - 1 * y"
         terms.append(f"{sign} {name}" if magnitude == "1" else f"{sign} {magnitude} * {name}")
     return f"{' '.join(terms)} {op} {format_number(threshold, decimals)}{clause}"
+
+
+def _indicator_logic(features, weights, threshold, masks, feature_names, left):
+    """A test of two indicator slots as the boolean rule it is.
+
+    ``w1 * a + w2 * b <= t`` over indicators ``a``, ``b`` in {0, 1} holds for
+    some of the four combinations; a linear test holds for one, two sharing a
+    value of one indicator, or three of them (the others would need a sum to
+    both pass and fail), so it reads as one set test, an ``and`` or an ``or``.
+    ``left`` False gives the test's negation (the right branch).
+    """
+    (f1, f2), (w1, w2), (m1, m2) = ([features[k] for k in (0, 1)],
+                                    [weights[k] for k in (0, 1)], [masks[k] for k in (0, 1)])
+    holds = {(a, b): (w1 * a + w2 * b <= threshold) == left for a in (0, 1) for b in (0, 1)}
+    texts = ([format_categories(feature_names[f1], mask_to_categories(m1), op)
+              for op in ("not in", "in")],
+             [format_categories(feature_names[f2], mask_to_categories(m2), op)
+              for op in ("not in", "in")])
+    true = [key for key, value in holds.items() if value]
+    if len(true) == 2:
+        # the two share one indicator's value: the other does not matter
+        k = 0 if true[0][0] == true[1][0] else 1
+        return texts[k][true[0][k]]
+    if len(true) == 1:
+        a, b = true[0]
+        return f"{texts[0][a]} and {texts[1][b]}"
+    if len(true) == 3:
+        a, b = next(key for key, value in holds.items() if not value)
+        return f"{texts[0][1 - a]} or {texts[1][1 - b]}"
+    return "true" if true else "false"
 
 
 class FeatureName(str):

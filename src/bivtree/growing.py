@@ -83,7 +83,7 @@ class _NodeList:
         features = np.full((n, k), NO_FEATURE, dtype=ITYPE)
         weights = np.zeros((n, k))
         threshold = np.full(n, TREE_UNDEFINED)
-        category_mask = np.zeros(n, dtype=MASK_DTYPE)
+        category_mask = np.zeros((n, k), dtype=MASK_DTYPE)
         missing_left = np.zeros(n, dtype=bool)
         # whole arrays at once (a tree of 10^6 rows has 10^5 nodes, and this runs on one
         # thread after the parallel growth)
@@ -95,10 +95,12 @@ class _NodeList:
             width = max(k, max(split.features.shape[0] for split in splits))
             split_features = np.full((len(splits), width), NO_FEATURE, dtype=ITYPE)
             split_weights = np.zeros((len(splits), width))
+            split_masks = np.zeros((len(splits), width), dtype=MASK_DTYPE)
             for r, split in enumerate(splits):
                 m = split.features.shape[0]
                 split_features[r, :m] = split.features
                 split_weights[r, :m] = split.weights
+                split_masks[r, :m] = split.category_mask
             # used slots first, in their order (a stable sort of "unused"), then the tree's k
             slots = np.argsort(split_features < 0, axis=1, kind="stable")[:, :k]
             used_features = np.take_along_axis(split_features, slots, axis=1)
@@ -106,8 +108,8 @@ class _NodeList:
             weights[decision] = np.where(used_features >= 0,
                                          np.take_along_axis(split_weights, slots, axis=1), 0.0)
             threshold[decision] = [split.threshold for split in splits]
-            category_mask[decision] = np.array([split.category_mask for split in splits],
-                                               dtype=MASK_DTYPE)
+            category_mask[decision] = np.where(used_features >= 0,
+                                               np.take_along_axis(split_masks, slots, axis=1), 0)
             missing_left[decision] = [self.rows[i]["missing_left"] for i in decision]
         return Tree(
             [r["left"] for r in self.rows], [r["right"] for r in self.rows], features, weights,
@@ -203,8 +205,7 @@ class TreeGrower:
         if split is None:
             return None
         mid = partition_samples(data.X, samples, start, end, split.features, split.weights,
-                                split.threshold, MASK_DTYPE(split.category_mask),
-                                split.missing_left)
+                                split.threshold, split.category_mask, split.missing_left)
         if mid == start or mid == end:  # a rule that separates nothing is no split
             return None
         left = self._summary(data, samples[start:mid])

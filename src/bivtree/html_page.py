@@ -11,7 +11,9 @@ network, no CDN). The page shows
   reach it on its features with the test as a line and the side where it holds
   ("yes", the left child) shaded. Nodes are drawn as :func:`bivtree.plot_tree` draws
   them (the same views: a univariate node against its most useful second feature,
-  a categorical node as bars per category). A plot holds at most ``max_points``
+  a categorical node as bars per category, a node with an indicator slot as one
+  row per indicator value with the cut of each row, or a 2 x 2 grid for two
+  indicators). A plot holds at most ``max_points``
   points, a random subset of its node's samples, and then says e.g.
   "1,000 of 19,020 shown". The samples missing a feature of the view (NaN) are
   drawn in a strip right of the scatter labelled "missing", shaded as the "yes"
@@ -25,9 +27,12 @@ network, no CDN). The page shows
 **Routing in the page.** The path of a row of ``X`` is computed in Python
 (``apply``), stored as the row's leaf, and read back through the parent links. Typed
 values are routed by the page's script with the tree's own arithmetic: a linear
-node computes ``s = 0.0; s += w_k * x[f_k]`` slot by slot and tests ``s <= t``,
-exactly the operations of :func:`bivtree._kernels.traversal.project_row`, and a
-categorical node tests that the code is an integer in [0, 63] of its set. JavaScript
+node computes ``s = 0.0; s += w_k * v_k`` slot by slot and tests ``s <= t``,
+exactly the operations of :func:`bivtree._kernels.traversal.goes_left`, where
+``v_k`` is ``x[f_k]`` or, in an indicator slot (``indicator_categories``), 1 when
+the code is an integer in [0, 63] of the slot's set, 0 for any other value and
+NaN when it is missing; a categorical node tests that the code is an integer in
+[0, 63] of its set. JavaScript
 numbers are IEEE float64 with one rounding per operation (no fused multiply-add),
 like numba's compiled kernel, and the weights and thresholds are written with
 Python's shortest round-trip repr, which ``JSON.parse`` reads back as the same
@@ -60,11 +65,13 @@ from .formatting import (
     resolve_feature_names,
 )
 from .plot import (
+    _BAND,
     _box,
     _category_label,
     _CategoryView,
     _check_second_feature,
     _Data,
+    _IndicatorView,
     _make_view,
     _node_stats,
     _pretty,
@@ -186,7 +193,7 @@ class _PageBuilder:
         entry["counts"] = self._counts_text(node)
         entry["left"] = int(tree.children_left[node])
         entry["right"] = int(tree.children_right[node])
-        mask = int(tree.category_mask[node])
+        mask = tree.categorical_mask(node)
         used = tree.features[node] >= 0
         if mask:
             used = np.arange(tree.features.shape[1]) == 0  # a categorical node reads slot 0
@@ -194,15 +201,22 @@ class _PageBuilder:
         entry["weights"] = [float(w) for w in tree.weights[node][used]]
         entry["threshold"] = None if mask else float(tree.threshold[node])
         entry["categories"] = None
+        # per used slot of a linear node, the codes of an indicator slot's set (else None)
+        entry["indicator_categories"] = None
         if mask:
             entry["categories"] = [int(c) for c in mask_to_categories(mask)]
+        else:
+            entry["indicator_categories"] = [
+                [int(c) for c in mask_to_categories(m)] if m else None
+                for m in tree.category_mask[node][used]]
         entry["missing_left"] = bool(tree.missing_go_left[node])
         args = (tree.features[node], tree.weights[node], tree.threshold[node], names, decimals)
         # the texts of export_text's "if RULE:" and "else:  # RULE" lines
         left = tree.missing_learned and entry["missing_left"]
         right = tree.missing_learned and not entry["missing_left"]
-        entry["rule"] = format_rule(*args, category_mask=mask, missing=left)
-        entry["else"] = format_rule(*args, op=">", category_mask=mask, missing=right)
+        masks = tree.category_mask[node]
+        entry["rule"] = format_rule(*args, category_mask=masks, missing=left)
+        entry["else"] = format_rule(*args, op=">", category_mask=masks, missing=right)
         entry["pretty"] = _pretty(entry["rule"])
         entry["plot"] = None
         return entry
@@ -238,7 +252,8 @@ class _PageBuilder:
             entry["plot"] = self._bars(view)
             self.budget -= view.categories.size
         else:
-            entry["plot"] = self._scatter(view)
+            entry["plot"] = (self._indicators(view) if isinstance(view, _IndicatorView)
+                             else self._scatter(view))
             missing = entry["plot"]["missing"]
             self.budget -= len(entry["plot"]["u"]) + (missing["shown"] if missing else 0)
 
@@ -257,7 +272,14 @@ class _PageBuilder:
         return shown, None
 
     def _scatter(self, view):
-        data = self.data
+        """The plot of a linear node: its points and the line ``a u + b v = t``."""
+        plot = self._points(view)
+        plot.update({"kind": "scatter", "a": float(view.a), "b": float(view.b),
+                     "v_feature": view.v_feature})
+        return plot
+
+    def _points(self, view):
+        """What every scatter shows: the points, the box, the missing strip."""
         # the samples missing a feature of the view are drawn in a strip beside the
         # scatter, as plot_tree draws them (see _missing_strip)
         known = np.flatnonzero(np.isfinite(view.u) & np.isfinite(view.v))
@@ -266,18 +288,49 @@ class _PageBuilder:
         drawn = _subsample(view.u.size, n_points, self.rng)
         shown = drawn[np.isfinite(view.u[drawn]) & np.isfinite(view.v[drawn])]
         shown, colour = self._colours(shown, view.rows[shown])
-        box = _box(view, data)
+        box = _box(view, self.data)
         u0, u1, v0, v1 = box
-        plot = {"kind": "scatter", "x_label": view.xlabel, "y_label": view.ylabel,
-                "a": float(view.a), "b": float(view.b), "t": float(view.t),
+        plot = {"x_label": view.xlabel, "y_label": view.ylabel, "t": float(view.t),
                 "box": [float(u0), float(u1), float(v0), float(v1)],
                 "u": _rounded(view.u[shown]), "v": _rounded(view.v[shown]), "c": colour,
                 "strip": bool(view.strip), "u_terms": [[int(f), float(w)]
                                                        for f, w in view.u_terms],
-                "v_feature": view.v_feature, "shown": int(shown.size), "total": int(n),
+                "v_feature": None, "shown": int(shown.size), "total": int(n),
                 "note": _scatter_note(shown.size, n), "missing": None}
         if n < view.u.size:
             plot["missing"] = self._missing_strip(view, drawn, box)
+        return plot
+
+    def _indicators(self, view):
+        """The plot of a node with an indicator slot: a scatter of rows (or a grid).
+
+        As :func:`bivtree.plot.plot_split` draws it: ``pieces`` are the test's
+        answer per row and side of its cut, ``[u0, u1, v0, v1, left]`` (``None``:
+        an end open to the plot's edge), or per cell of a grid; ``cuts`` the
+        segments ``[u, v0, v1]`` of the cuts; ``x_ticks`` (a grid's columns, else
+        ``None``) and ``y_ticks`` the labels of the indicator values. The page
+        places typed values with ``u_terms`` (numeric across) or ``column``, and
+        ``row_slots`` (each ``[feature, codes]``), as ``_IndicatorView.position``.
+        """
+        plot = self._points(view)
+        plot["kind"] = "indicators"
+
+        def end(value):
+            return float(value) if np.isfinite(value) else None
+
+        plot["pieces"] = [[end(a), end(b), float(v0), float(v1), bool(left)]
+                          for a, b, v0, v1, left in view.pieces()]
+        plot["cuts"] = [] if view.cuts is None else [
+            [float(c), r - _BAND, r + _BAND] for r, c in enumerate(view.cuts)
+            if c is not None and np.isfinite(c)]
+        plot["x_ticks"], plot["y_ticks"] = view.x_ticks, view.y_ticks
+
+        def codes(k):
+            f, _, mask = view.slots[k]
+            return [int(f), [int(c) for c in mask_to_categories(mask)]]
+
+        plot["column"] = None if view.column is None else codes(view.column)
+        plot["row_slots"] = [codes(k) for k in view.row_slots]
         return plot
 
     def _missing_strip(self, view, drawn, box):

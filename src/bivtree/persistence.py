@@ -37,12 +37,13 @@ __all__ = [
 
 #: ``format`` tag of a saved estimator (see docs/model-format.md).
 MODEL_FORMAT = "bivtree.model"
-#: newest version of the estimator-level JSON layout written by :func:`to_json` (3: the
-#: tree is a version 3 tree, with the missing-value sides it learned). A model whose
-#: tree learned none is written as version 2 (a version 2 tree), as before.
-MODEL_FORMAT_VERSION = 3
+#: newest version of the estimator-level JSON layout written by :func:`to_json` (4: the
+#: tree is a version 4 tree, with category indicator slots). A model is written with the
+#: version of its tree: 3 for a tree with the missing-value sides it learned and no
+#: indicator slot, 2 for one with neither, as before.
+MODEL_FORMAT_VERSION = 4
 #: model versions :func:`from_json` reads, each with the tree version it holds.
-_TREE_VERSION_OF_MODEL = {1: 1, 2: 2, 3: TREE_FORMAT_VERSION}
+_TREE_VERSION_OF_MODEL = {1: 1, 2: 2, 3: 3, 4: TREE_FORMAT_VERSION}
 #: numpy dtype kinds a saved ``classes_`` may have: bool, integers, floats, strings.
 _CLASS_KINDS = {"b": bool, "i": int, "u": int, "f": float, "U": str, "O": str}
 
@@ -166,9 +167,10 @@ def _model_dict(estimator, metadata=None):
             params[key] = None
             not_saved.append(key)
     names = getattr(estimator, "feature_names_in_", None)
+    tree_dict = estimator.tree_.to_dict()
     out = {
         "format": MODEL_FORMAT,
-        "version": MODEL_FORMAT_VERSION if estimator.tree_.missing_learned else 2,
+        "version": tree_dict["version"],
         "bivtree_version": __version__,
         "estimator": name,
         "params": params,
@@ -176,7 +178,7 @@ def _model_dict(estimator, metadata=None):
         "feature_names_in": None if names is None else [str(f) for f in names],
         "max_features": int(estimator.max_features_),
         "feature_importances": [float(v) for v in estimator.feature_importances_],
-        "tree": estimator.tree_.to_dict(),
+        "tree": tree_dict,
     }
     if hasattr(estimator, "classes_"):
         cls_arr = np.asarray(estimator.classes_)
@@ -340,7 +342,7 @@ def _check_tree_dict(tree_dict):
     _reject_nodes(np.any((tree.weights != 0.0) & ~used, axis=1),
                   "'weights' must be 0 in unused slots")
     _reject_nodes(~np.all(np.isfinite(tree.weights), axis=1), "'weights' must be finite")
-    _reject_nodes(~is_leaf & (tree.category_mask == 0) & np.all(tree.weights == 0.0, axis=1),
+    _reject_nodes(~is_leaf & ~tree.is_categorical & np.all(tree.weights == 0.0, axis=1),
                   "'weights' of a decision node must not all be 0")
     _reject_nodes(np.any(used, axis=1) & is_leaf, "tree leaves must not test features")
     for name in ("impurity", "weighted_n_node_samples", "value"):

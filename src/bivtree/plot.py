@@ -17,7 +17,13 @@ How each kind of node is drawn:
   ``x_j + w_k * x_k``, the third feature up, so the test is still a line;
 - **categorical** ``x_c in {...}``: one bar per category, its samples stacked by
   class (coloured by the mean target for a regressor), the categories of the
-  set (those going left) shaded and their labels bold.
+  set (those going left) shaded and their labels bold;
+- **with an indicator slot** ``x_j + w * [x_c in {...}] <= t``: ``x_j`` across
+  and the indicator up, as two rows (0: "not", 1: the set), the samples
+  jittered inside their row; the test is a threshold on ``x_j`` per row, drawn
+  as a short segment in each. A test of two indicators (``x_c in {...} and
+  x_d in {...}``) is a 2 x 2 grid of the four combinations, those going left
+  shaded.
 
 The side where the test holds (the left child, "yes") is shaded. matplotlib is
 an optional dependency, imported only inside these functions.
@@ -29,11 +35,13 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
+from ._kernels.scan import ALL_KNOWN_LEFT
 from ._kernels.traversal import MAX_CATEGORY
 from .explain import one_sample
 from .formatting import (
     DEFAULT_DECIMALS,
     feature_signs,
+    format_categories,
     format_number,
     format_rule,
     leaf_error,
@@ -299,24 +307,220 @@ class _CategoryView:
         self.left = integral & ((np.uint64(category_mask) >> bits) & np.uint64(1) == 1)
 
 
+def _indicator(values, category_mask):
+    """The indicator of a category set, elementwise, as the routing reads it.
+
+    1.0 where the value is a code in ``category_mask``, 0.0 where it is any
+    other value, NaN where it is missing (``traversal.slot_value``).
+    """
+    values = np.asarray(values, dtype=DTYPE)
+    integral = (values >= 0) & (values <= MAX_CATEGORY) & (values == np.floor(values))
+    bits = np.where(integral, values, 0).astype(np.uint64)
+    member = integral & ((np.uint64(category_mask) >> bits) & np.uint64(1) == 1)
+    return np.where(np.isnan(values), np.nan, member.astype(DTYPE))
+
+
+#: half the height of a row (and width of a column) of indicator values, where the
+#: test is shaded and its segment drawn; the samples are jittered within +-_JITTER.
+_BAND = 0.42
+_JITTER = 0.3
+
+
+class _IndicatorView:
+    """What a linear node with an indicator slot shows (see ``traversal.goes_left``).
+
+    The node's test sums ``w_k * v_k`` over its slots, where ``v_k`` is a
+    feature's value or, in an indicator slot, the indicator (0 or 1) of a
+    category set. Across (``u``): the numeric slots' terms (one feature, with
+    weight ``a``, or several summed in slot order, ``a = 1``), or, in a node
+    without numeric slots, the first indicator, as two columns (0 and 1). Up
+    (``v``): one row per combination of the other indicators (``row_slots``),
+    row ``r`` holding the samples whose indicators are the binary digits of
+    ``r``, the first slot the lowest. Points are jittered inside their row and
+    column only, so each keeps its side of the test; a sample missing a
+    feature of the test has NaN coordinates (the missing strip).
+
+    Attributes
+    ----------
+    slots : list of (feature, weight, mask)
+        The used slots, in slot order (mask 0: a numeric slot).
+    column : int or None
+        Index in ``slots`` of the indicator across; ``None``: the numeric terms are.
+    row_slots : list of int
+        Indices in ``slots`` of the indicators up.
+    u_terms : list of (feature, weight)
+        ``u`` is the sum of ``w * x[f]`` over them (numeric across).
+    cuts : list of float or None
+        Per row, the value of ``u`` where the test changes (numeric across), ``None``
+        where the row's samples all go the same way (``a == 0``).
+    """
+
+    strip = False
+
+    def __init__(self, slots, threshold, X, rows, names, rng, decimals):
+        self.slots, self.t, self.rows = slots, float(threshold), rows
+        self.missing_left = False
+        numeric = [k for k, (_, _, m) in enumerate(slots) if m == 0]
+        indicators = [k for k, (_, _, m) in enumerate(slots) if m != 0]
+        n = rows.size
+        if numeric:
+            self.column, self.row_slots = None, indicators
+            self.u_terms = [(slots[k][0], slots[k][1]) for k in numeric]
+            if len(numeric) == 1:
+                f, self.a = self.u_terms[0][0], self.u_terms[0][1]
+                self.u_terms = [(f, 1.0)]
+                self.u, self.xlabel = X[:, f].astype(DTYPE), names[f]
+            else:
+                # several numeric terms combined across, summed in slot order as the tree does
+                self.a = 1.0
+                self.u = np.zeros(n)
+                for f, w in self.u_terms:
+                    self.u = self.u + w * X[:, f]
+                text = format_rule([f for f, _ in self.u_terms], [w for _, w in self.u_terms],
+                                   0.0, names, decimals)
+                self.xlabel = _pretty(text.rsplit(" <= ", 1)[0])
+            self.x_ticks = None
+        else:
+            self.column, self.row_slots = indicators[0], indicators[1:]
+            self.a, self.u_terms = None, []
+            f, _, mask = slots[self.column]
+            self.u = _indicator(X[:, f], mask) + rng.uniform(-_JITTER, _JITTER, size=n)
+            self.xlabel = names[f]
+            self.x_ticks = self._set_labels(names, [self.column])
+        row = np.zeros(n)
+        for j, k in enumerate(self.row_slots):
+            f, _, mask = slots[k]
+            row = row + _indicator(X[:, f], mask) * (1 << j)
+        self.n_rows = 1 << len(self.row_slots)
+        self.v = row + rng.uniform(-_JITTER, _JITTER, size=n)
+        self.ylabel = names[slots[self.row_slots[0]][0]] if len(self.row_slots) == 1 else ""
+        self.y_ticks = self._set_labels(names, self.row_slots)
+        self.cuts = [self._cut(r) for r in range(self.n_rows)] if self.column is None else None
+
+    def _set_labels(self, names, slot_ids):
+        """Tick labels of the combinations of ``slot_ids``' indicators, in row order."""
+        labels = []
+        for r in range(1 << len(slot_ids)):
+            parts = []
+            for j, k in enumerate(slot_ids):
+                f, _, mask = self.slots[k]
+                bit = (r >> j) & 1
+                if len(slot_ids) == 1 and not bit:
+                    parts.append("not")  # beside the set's own label, "not" says it all
+                else:
+                    parts.append(format_categories(names[f], mask_to_categories(mask),
+                                                   "in" if bit else "not in"))
+            labels.append(", ".join(parts))
+        return labels
+
+    def goes_left(self, values):
+        """The test on one combination of slot values (in slot order), as the tree sums it."""
+        s = 0.0
+        for (_, w, _), value in zip(self.slots, values):
+            s += w * value
+        return s <= self.t
+
+    def _row_values(self, r, across):
+        """The slot values of row ``r`` with ``across`` in the slot(s) across."""
+        values = [0.0] * len(self.slots)
+        for j, k in enumerate(self.row_slots):
+            values[k] = float((r >> j) & 1)
+        if self.column is not None:
+            values[self.column] = across
+        return values
+
+    def _cut(self, r):
+        """Where the test changes along ``u`` in row ``r`` (``a u + offset <= t``)."""
+        offset = 0.0
+        for j, k in enumerate(self.row_slots):
+            offset += self.slots[k][1] * ((r >> j) & 1)
+        if self.a == 0.0:
+            return None
+        return (self.t - offset) / self.a
+
+    def pieces(self):
+        """The test's answer over the plot: ``(u0, u1, v0, v1, left)`` rectangles.
+
+        One per row and side of its cut (``u`` ends may be infinite), or one per
+        cell of the grid of two indicators.
+        """
+        out = []
+        for r in range(self.n_rows):
+            v0, v1 = r - _BAND, r + _BAND
+            if self.column is not None:
+                for c in (0, 1):
+                    out.append((c - _BAND, c + _BAND, v0, v1,
+                                self.goes_left(self._row_values(r, float(c)))))
+                continue
+            cut = self.cuts[r]
+            if cut is None:
+                offset_only = self._row_values(r, 0.0)
+                out.append((-np.inf, np.inf, v0, v1, self.goes_left(offset_only)))
+                continue
+            below = self.a > 0.0  # a negative weight flips the side of the cut that holds
+            out.append((-np.inf, cut, v0, v1, below))
+            out.append((cut, np.inf, v0, v1, not below))
+        return out
+
+    def box(self):
+        """Axis limits: the samples and the rows' cuts near them across, the rows up."""
+        if self.column is not None:
+            return -0.5, 1.5, -0.5, self.n_rows - 0.5
+        # a test sending every known value left (ALL_KNOWN_LEFT) has no cut to show
+        cuts = np.array([] if self.t >= ALL_KNOWN_LEFT else [
+            c for c in self.cuts if c is not None and np.isfinite(c)])
+        known = self.u[np.isfinite(self.u)]
+        if known.size:
+            # a cut far beyond the samples (their whole row goes one way, as the
+            # shading shows) would squeeze them into a corner: only near ones widen
+            lo, hi = known.min(), known.max()
+            reach = max(hi - lo, 1e-12)
+            cuts = cuts[(cuts >= lo - reach) & (cuts <= hi + reach)]
+        centre = cuts[0] if cuts.size else 0.0
+        u0, u1 = _span(np.concatenate([self.u, cuts]), (centre - 1.0, centre + 1.0))
+        return u0, u1, -0.5, self.n_rows - 0.5
+
+    def position(self, x):
+        """Where the sample ``x`` (a 1-D row) lies: no jitter, NaN when it misses a value."""
+        if self.column is not None:
+            f, _, mask = self.slots[self.column]
+            u = float(_indicator(x[f], mask))
+        else:
+            u = 0.0
+            for f, w in self.u_terms:
+                u = u + w * x[f]
+        v = 0.0
+        for j, k in enumerate(self.row_slots):
+            f, _, mask = self.slots[k]
+            v += float(_indicator(x[f], mask)) * (1 << j)
+        return float(u), float(v)
+
+
 def _make_view(estimator, data, node, names, second, rng, decimals, target_name="target",
                sample=None):
-    """The :class:`_View` (or :class:`_CategoryView`) of ``node``.
+    """The :class:`_View`, :class:`_CategoryView` or :class:`_IndicatorView` of ``node``.
 
     ``sample`` (a 1-D row or None) is a sample to be marked on the plot: a
     categorical node then also draws the bar of its category.
     """
     tree = estimator.tree_
-    if tree.category_mask[node]:
-        rows = data.rows[node] if data.has_data else np.empty(0, dtype=ITYPE)
+    rows = data.rows[node] if data.has_data else np.empty(0, dtype=ITYPE)
+    if tree.categorical_mask(node):
         f = int(tree.features[node, 0])
         u = data.X[rows, f] if data.has_data else np.empty(0)
         extra = () if sample is None else (sample[f],)
-        return _CategoryView(u, int(tree.category_mask[node]), names[f], rows, f, extra)
+        return _CategoryView(u, tree.categorical_mask(node), names[f], rows, f, extra)
+    used = np.flatnonzero(tree.features[node] >= 0)
+    if np.any(tree.category_mask[node] != 0):
+        slots = [(int(tree.features[node, k]), float(tree.weights[node, k]),
+                  int(tree.category_mask[node, k])) for k in used]
+        X = data.X[rows] if data.has_data else np.empty((0, tree.n_features))
+        view = _IndicatorView(slots, tree.threshold[node], X, rows, names, rng, decimals)
+        view.missing_left = bool(tree.missing_go_left[node])
+        return view
     view = _make_numeric_view(estimator, data, node, names, second, rng, decimals,
                               target_name)
     view.missing_left = bool(tree.missing_go_left[node])
-    used = tree.features[node] >= 0
     feats = [int(f) for f in tree.features[node][used]]
     if len(feats) >= 3:
         view.u_terms = list(zip(feats[:-1], tree.weights[node][used][:-1].tolist()))
@@ -423,6 +627,8 @@ def _span(values, fallback):
 
 def _box(view, data):
     """Axis limits of a node's plot: its samples, extended so the split line crosses."""
+    if isinstance(view, _IndicatorView):
+        return view.box()
     n_classes = len(data.classes) if data.classes is not None else 0
     # a node no sample reaches still shows its line
     centre = view.t / view.a if view.a else view.t
@@ -521,13 +727,13 @@ def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_nam
                   max_points, rng, sample=None):
     """Points, shaded "yes" side and split line of one node on ``ax``.
 
+    A node with an indicator slot shades the pieces of its rows (or grid) that
+    go left and draws each row's cut as a segment (:func:`_draw_indicator_test`).
     ``sample`` is None or ``(position, label, size)``: a sample marked on the
     plot (:func:`_draw_sample`), the limits widened to show it. When fewer
     points are drawn than the node holds, a text with gid ``"subsample"`` says
     how many are shown.
     """
-    from matplotlib.patches import Polygon
-
     if isinstance(view, _CategoryView):
         return _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names,
                                 sample)
@@ -536,15 +742,10 @@ def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_nam
     if sample is not None:
         box = _include(box, sample[0])
     u0, u1, v0, v1 = box
-    rect = [(u0, v0), (u1, v0), (u1, v1), (u0, v1)]
-    yes = _clip_half_plane(rect, view.a, view.b, view.t, keep_le=True)
-    if len(yes) >= 3:
-        ax.add_patch(Polygon(yes, closed=True, facecolor="0.55", alpha=0.13, edgecolor="none",
-                             zorder=0, gid="yes-region"))
-    line = _line_in_box(view.a, view.b, view.t, box)
-    if line is not None:
-        ax.plot([line[0][0], line[1][0]], [line[0][1], line[1][1]], color="black", lw=1.4,
-                zorder=4, gid="split")
+    if isinstance(view, _IndicatorView):
+        _draw_indicator_test(ax, view, box)
+    else:
+        _draw_line_test(ax, view, box)
 
     n = view.u.size
     shown = np.arange(n)
@@ -576,6 +777,8 @@ def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_nam
             ax.set_yticklabels([_escape(c) for c in class_names])
         else:
             ax.set_yticks([])
+    if isinstance(view, _IndicatorView):
+        _indicator_ticks(ax, view)
     if shown.size < n:
         ax.text(0.98, 0.02, f"{shown.size:,} of {n:,} shown", transform=ax.transAxes,
                 ha="right", va="bottom", fontsize=fontsize - 1.5, color="0.2", zorder=5,
@@ -584,6 +787,69 @@ def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_nam
     if sample is not None:
         _draw_sample(ax, *sample)
     return shown.size
+
+
+def _draw_line_test(ax, view, box):
+    """The "yes" side of ``a u + b v <= t`` shaded (gid ``"yes-region"``) and its line
+    (gid ``"split"``) inside ``box``."""
+    from matplotlib.patches import Polygon
+
+    u0, u1, v0, v1 = box
+    rect = [(u0, v0), (u1, v0), (u1, v1), (u0, v1)]
+    yes = _clip_half_plane(rect, view.a, view.b, view.t, keep_le=True)
+    if len(yes) >= 3:
+        ax.add_patch(Polygon(yes, closed=True, facecolor="0.55", alpha=0.13, edgecolor="none",
+                             zorder=0, gid="yes-region"))
+    line = _line_in_box(view.a, view.b, view.t, box)
+    if line is not None:
+        ax.plot([line[0][0], line[1][0]], [line[0][1], line[1][1]], color="black", lw=1.4,
+                zorder=4, gid="split")
+
+
+def _clipped_pieces(view, box, left=None):
+    """:meth:`_IndicatorView.pieces` cut to ``box``: those of one side (``left``) or all."""
+    u0, u1, _, _ = box
+    out = []
+    for a, b, v0, v1, goes in view.pieces():
+        a, b = max(a, u0), min(b, u1)
+        if b > a and (left is None or goes == left):
+            out.append((a, b, v0, v1, goes))
+    return out
+
+
+def _draw_indicator_test(ax, view, box):
+    """The test of an :class:`_IndicatorView` inside ``box``.
+
+    The pieces going left are shaded, one collection with gid ``"yes-region"``;
+    the cut of each row (numeric across) is a short vertical segment across
+    the row, all of them one collection with gid ``"split"``.
+    """
+    from matplotlib.collections import LineCollection, PatchCollection
+    from matplotlib.patches import Rectangle
+
+    shade = PatchCollection([Rectangle((a, v0), b - a, v1 - v0)
+                             for a, b, v0, v1, _ in _clipped_pieces(view, box, left=True)],
+                            facecolor="0.55", alpha=0.13, edgecolor="none", zorder=0)
+    shade.set_gid("yes-region")
+    ax.add_collection(shade)
+    if view.cuts is None:
+        return
+    u0, u1, _, _ = box
+    segments = [[(c, r - _BAND), (c, r + _BAND)] for r, c in enumerate(view.cuts)
+                if c is not None and u0 <= c <= u1]
+    split = LineCollection(segments, colors="black", linewidths=1.4, zorder=4)
+    split.set_gid("split")
+    ax.add_collection(split)
+
+
+def _indicator_ticks(ax, view):
+    """The rows (and the columns of a grid) of an :class:`_IndicatorView` labelled."""
+    ax.set_yticks(range(view.n_rows))
+    # turned along the axis: a set's text is wider than the plot's margin
+    ax.set_yticklabels([_escape(t) for t in view.y_ticks], rotation=90, va="center")
+    if view.x_ticks is not None:
+        ax.set_xticks([0, 1])
+        ax.set_xticklabels([_escape(t) for t in view.x_ticks])
 
 
 def _draw_points(ax, u, v, rows, data, colours, norm, cmap, size):
@@ -648,13 +914,16 @@ def _include(box, point):
 def _sample_point(estimator, data, view, x):
     """Where the sample ``x`` (a 1-D row) lies in the plot of ``view``.
 
-    A categorical node: the top of the bar of its category. A strip plot has no
+    A categorical node: the top of the bar of its category. A node with an
+    indicator slot: the indicators' row (and column), not jittered. A strip plot has no
     feature up: the sample sits at the class (for a regressor, the value) the
     tree predicts for it, or at the middle without labels.
     """
     if isinstance(view, _CategoryView):
         j = int(np.searchsorted(view.categories, x[view.feature]))
         return float(j), float(np.count_nonzero(view.u == x[view.feature]))
+    if isinstance(view, _IndicatorView):
+        return view.position(x)
     u = 0.0
     for f, w in view.u_terms:
         u = u + w * x[f]
@@ -1208,6 +1477,7 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
         DataFrame), checked as ``predict`` checks its input. Every drawn decision
         node on its path marks it with a star (gid ``"highlight"``) at its position
         in the node's plot (the top of its category's bar for a categorical node;
+        at its indicators' row, not jittered, for a node with an indicator slot;
         in a strip plot, at the class or value the tree predicts), and the boxes
         and edges of its path are drawn thick. The legend gets the entry "sample".
 
@@ -1217,7 +1487,9 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
         The axes holding the tree (``ax.figure`` is the figure). Each node's
         scatter plot is a child axes labelled ``"node <id>"``; in it the split
         line has gid ``"split"`` and the shaded side gid ``"yes-region"`` (a
-        categorical node has bars per category, no line, and its set shaded).
+        categorical node has bars per category, no line, and its set shaded; a
+        node with an indicator slot has a row per indicator value, the cut of
+        each row a segment of the ``"split"`` collection, see :func:`plot_split`).
         A subsampled plot has a text with gid ``"subsample"``.
 
     Notes
@@ -1307,6 +1579,7 @@ def _label_sides(ax, estimator, data, view, node_id, fontsize):
 
     For a categorical node the two sides are sets of bars, not regions: their
     labels go in the headroom above the bars, "yes" (the shaded set) at the left.
+    A node with an indicator slot labels the largest piece of each side.
     """
     tree = estimator.tree_
     left, right = tree.children_left[node_id], tree.children_right[node_id]
@@ -1317,6 +1590,15 @@ def _label_sides(ax, estimator, data, view, node_id, fontsize):
             x, y = (0.02 if keep_le else 0.98), 0.97
             where = {"transform": ax.transAxes, "va": "top",
                      "ha": "left" if keep_le else "right"}
+        elif isinstance(view, _IndicatorView):
+            # the middle of the side's largest piece (in the plot's proportions)
+            pieces = _clipped_pieces(view, box, left=keep_le)
+            if not pieces:
+                continue
+            a, b, v0, v1, _ = max(pieces, key=lambda p: (p[1] - p[0]) / (box[1] - box[0])
+                                  * (p[3] - p[2]))
+            x, y = 0.5 * (a + b), 0.5 * (v0 + v1)
+            where = {"ha": "center", "va": "center"}
         else:
             poly = _clip_half_plane(rect, view.a, view.b, view.t, keep_le)
             if len(poly) < 3:
@@ -1366,7 +1648,11 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
         The split line has gid ``"split"`` and the side where the test holds
         (samples go to the left child) gid ``"yes-region"``. A categorical node
         is drawn as bars per category instead: no line, and the categories of
-        its set (going left) shaded with gid ``"yes-region"``. The highlighted
+        its set (going left) shaded with gid ``"yes-region"``. A node with an
+        indicator slot has one row per indicator value (y ticks "not" and the
+        set), its pieces going left shaded (gid ``"yes-region"``) and the cut
+        of each row a segment (one collection, gid ``"split"``); a node of two
+        indicators is a 2 x 2 grid, without segments. The highlighted
         sample has gid ``"highlight"``, and a subsampled plot a text with gid
         ``"subsample"``.
     """
@@ -1408,9 +1694,12 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
     rule = format_rule(tree.features[node_id], tree.weights[node_id], tree.threshold[node_id],
                        names, decimals, category_mask=tree.category_mask[node_id],
                        missing=tree.missing_learned and tree.missing_go_left[node_id])
-    ratio = ratio_rule(tree.features[node_id], tree.weights[node_id],
-                       float(tree.threshold[node_id]), "<=", names,
-                       feature_signs(data.X, tree.n_features), decimals)
+    ratio = None
+    if not np.any(tree.category_mask[node_id]):
+        # an indicator slot reads 0 or 1, not its feature's codes: no ratio of features
+        ratio = ratio_rule(tree.features[node_id], tree.weights[node_id],
+                           float(tree.threshold[node_id]), "<=", names,
+                           feature_signs(data.X, tree.n_features), decimals)
     title = f"node #{node_id}: {_pretty(rule)}"
     if ratio is not None:
         title += f"\n(that is, {_pretty(ratio)})"

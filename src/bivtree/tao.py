@@ -80,7 +80,7 @@ from ._threads import check_interrupt
 from .splitters._base import SplitData, candidate_pairs
 from .splitters._categorical import best_subset_split
 from .splitters.orientations import orientation_directions
-from .tree import MASK_DTYPE, Tree, default_missing_left
+from .tree import MASK_DTYPE, Tree, default_missing_left, slot_masks
 
 #: node kinds of the optimized structure.
 LEAF, ZERO_VARIATE, UNIVARIATE, BIVARIATE = -1, 0, 1, 2
@@ -160,7 +160,7 @@ class TAOState:
 
     def __post_init__(self):
         if self.category_mask is None:
-            self.category_mask = np.zeros(self.kind.shape[0], dtype=MASK_DTYPE)
+            self.category_mask = np.zeros((self.kind.shape[0], 2), dtype=MASK_DTYPE)
         if self.missing_left is None:
             self.missing_left = np.zeros(self.kind.shape[0], dtype=bool)
 
@@ -186,6 +186,10 @@ class TAOState:
             raise ValueError("the initial tree has categorical (subset) nodes on columns TAO "
                              "was not told are categorical; pass the same "
                              "categorical_features")
+        if np.any(tree.has_indicator_slots):
+            raise ValueError("the initial tree has nodes with category indicator slots; TAO "
+                             "starts from trees without them (grow the initial tree with "
+                             "splitter_options={'category_pairs': False})")
         if np.any(linear[:, None] & (tree.features >= 0) & is_cat[tested]):
             raise ValueError("the initial tree has linear nodes on categorical columns; TAO "
                              "gives those columns category-set rules only")
@@ -207,7 +211,7 @@ class TAOState:
         return cls(tree.children_left.copy(), tree.children_right.copy(), features, weights,
                    tree.threshold.astype(DTYPE).copy(), kind, leaf_class, leaf_mean,
                    tree.node_depth.astype(ITYPE), tree.n_features,
-                   tree.category_mask.copy(), tree.missing_go_left.copy())
+                   tree.category_mask[:, :2].copy(), tree.missing_go_left.copy())
 
     def copy(self):
         return TAOState(*(getattr(self, f).copy() for f in (
@@ -381,7 +385,7 @@ def _candidates(state, node, rules, categorical=None):
     out = [("zero", Rule(np.full(2, NO_FEATURE, dtype=ITYPE), np.zeros(2), ALL_LEFT))]
     if state.kind[node] in (UNIVARIATE, BIVARIATE):
         out.append(("current", Rule(state.features[node], state.weights[node],
-                                    state.threshold[node], int(state.category_mask[node]),
+                                    state.threshold[node], int(state.category_mask[node, 0]),
                                     bool(state.missing_left[node]))))
     if rules.univariate is not None:
         out.append(("univariate", rules.univariate))
@@ -684,12 +688,12 @@ class TAOOptimizer:
         rule_f = [rule.features for rule in rules]
         rule_w = [rule.weights for rule in rules]
         rule_t = [rule.threshold for rule in rules]
-        rule_m = [rule.category_mask for rule in rules]
+        rule_m = [slot_masks(rule.category_mask, 2) for rule in rules]
         rule_ml = [rule.missing_left for rule in rules]
         errors = rule_errors(
             data.X, care, np.asarray(rule_node, dtype=ITYPE),
             np.ascontiguousarray(rule_f, dtype=ITYPE), np.ascontiguousarray(rule_w, dtype=DTYPE),
-            np.asarray(rule_t, dtype=DTYPE), np.asarray(rule_m, dtype=MASK_DTYPE),
+            np.asarray(rule_t, dtype=DTYPE), np.ascontiguousarray(rule_m, dtype=MASK_DTYPE),
             np.asarray(rule_ml, dtype=bool))
 
         records = {}
@@ -731,7 +735,7 @@ class TAOOptimizer:
         routed = np.ascontiguousarray(rows[known], dtype=ITYPE)
         mid = partition_samples(X, routed, 0, routed.size, state.features[node],
                                 state.weights[node], float(state.threshold[node]),
-                                MASK_DTYPE(state.category_mask[node]), False)
+                                state.category_mask[node], False)
         w = self.data.sample_weight
         state.missing_left[node] = default_missing_left(float(w[routed[:mid]].sum()),
                                                         float(w[routed[mid:]].sum()))
@@ -766,7 +770,7 @@ class TAOOptimizer:
                     best = split
             if best is not None:
                 out[node] = Rule(best.features.copy(), best.weights.copy(), 0.0,
-                                 int(best.category_mask), bool(best.missing_left))
+                                 int(best.category_mask[0]), bool(best.missing_left))
         return out
 
     def _node_rules(self, active, care):
@@ -1136,7 +1140,7 @@ def state_to_tree(state, data, n_slots=2):
     features = np.full((m, n_slots), NO_FEATURE, dtype=ITYPE)
     weights = np.zeros((m, n_slots))
     threshold = np.full(m, TREE_UNDEFINED)
-    category_mask = np.zeros(m, dtype=MASK_DTYPE)
+    category_mask = np.zeros((m, n_slots), dtype=MASK_DTYPE)
     impurity = np.zeros(m)
     value = np.zeros((m, 1 if data.regression else k))
     for i, (node, parent, is_left) in enumerate(rows):
@@ -1146,7 +1150,7 @@ def state_to_tree(state, data, n_slots=2):
             features[i, :2] = state.features[node]
             weights[i, :2] = state.weights[node]
             threshold[i] = state.threshold[node]
-            category_mask[i] = state.category_mask[node]
+            category_mask[i, :2] = state.category_mask[node]
         wt = weight[node]
         if data.regression:
             mean = sums[node, 1] / wt if wt > 0 else state.leaf_mean[node]

@@ -60,6 +60,7 @@ from .estimators import (
     BivariateTreeRegressor,
     ChosenTreeDelegation,
 )
+from .splitters import SPLITTERS
 from .tao import TAOState
 from .tao_estimators import INIT_SPLITTERS, TAOTreeClassifier, TAOTreeRegressor
 
@@ -95,7 +96,11 @@ def grid_below(alphas):
 def _initial_tree(is_clf, splitter, X, y, sample_weight, tree_params):
     """The greedy tree a path starts from."""
     cls = BivariateTreeClassifier if is_clf else BivariateTreeRegressor
-    est = cls(splitter=splitter, **tree_params)
+    # TAO starts from trees without category indicator slots (its node updates search
+    # numeric rules and category sets)
+    options = ({"category_pairs": False}
+               if "category_pairs" in SPLITTERS[splitter]._parameter_constraints else None)
+    est = cls(splitter=splitter, splitter_options=options, **tree_params)
     est.fit(X, y, sample_weight=sample_weight)
     return est.tree_
 
@@ -332,7 +337,6 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         if not inits or bad:
             raise ValueError(f"{name}: inits must name initial trees among "
                              f"{sorted(INIT_SPLITTERS)}, got {self.inits!r}")
-        from .splitters import SPLITTERS
 
         if self.bivariate_splitter not in SPLITTERS:
             raise ValueError(f"{name}: bivariate_splitter must be one of {sorted(SPLITTERS)}, "

@@ -6,12 +6,16 @@ unused slots hold feature ``-1`` and weight ``0``. Splits are stored in the
 user's original units with the first weight equal to 1, so a rule reads
 ``x7 + 0.3 * x10 <= -0.1``.
 
-A node whose ``category_mask[i]`` is not 0 is *categorical* instead: it tests
-the one feature ``f = features[i, 0]`` (weights ``[1, 0, ...]``, the threshold
-is an unused placeholder) and sends a sample left iff its code ``x[f]`` is an
-integer ``c`` in ``[0, 63]`` with bit ``1 << c`` set in the mask; any other
-value goes right. ``_kernels/traversal.goes_left`` is the one definition of
-both tests.
+``category_mask[i, k]`` (64 bits, one per category code ``0..63``) is 0 for a
+slot that reads its feature's value. A node whose one used slot has a nonzero
+mask is *categorical*: it tests the one feature ``f = features[i, 0]``
+(weights ``[1, 0, ...]``, the threshold is an unused placeholder) and sends a
+sample left iff its code ``x[f]`` is an integer ``c`` in ``[0, 63]`` with bit
+``1 << c`` set in the mask; any other value goes right. In a node with two used
+slots, a nonzero mask makes the slot an *indicator slot*: it reads 1 when the
+feature's code is in the set and 0 otherwise, so the rule reads
+``x7 + 0.3 * [colour in {red, blue}] <= 2``. ``_kernels/traversal.goes_left``
+is the one definition of these tests.
 
 Every decision node also has a side for missing values, ``missing_go_left[i]``:
 a sample whose node value is NaN (a missing value in a feature the node uses)
@@ -31,11 +35,13 @@ from ._config import DTYPE, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.traversal import MAX_CATEGORY, apply_rows, decision_path_rows, node_spreads
 
 #: version of the dictionary layout produced by :meth:`Tree.to_dict` for a tree
-#: with learned missing sides (3 added ``missing_go_left``); a tree without them
-#: is written as version 2 (2 added ``category_mask``), byte for byte as before.
-TREE_FORMAT_VERSION = 3
+#: with indicator slots (4 writes ``category_mask`` as one row of masks per node);
+#: a tree without them is written as version 3 when it has learned missing sides
+#: (3 added ``missing_go_left``) and as version 2 otherwise (2 added
+#: ``category_mask``, one mask per node: the first slot's), byte for byte as before.
+TREE_FORMAT_VERSION = 4
 #: versions :meth:`Tree.from_dict` reads (1 and 2 take the default missing sides).
-TREE_FORMAT_VERSIONS_READ = (1, 2, 3)
+TREE_FORMAT_VERSIONS_READ = (1, 2, 3, 4)
 #: dtype of ``category_mask``: one bit per category code 0..63.
 MASK_DTYPE = np.uint64
 #: number of category codes a categorical node can tell apart (codes 0..63).
@@ -99,26 +105,53 @@ def mask_to_categories(mask):
     return [c for c in range(N_CATEGORY_CODES) if (mask >> c) & 1]
 
 
-def _as_mask_array(category_mask, n):
-    """``category_mask`` as a contiguous uint64 array of ``n`` entries (zeros when None)."""
+def slot_masks(category_mask, n_slots):
+    """The per-slot category sets (uint64, ``n_slots`` entries) of a rule.
+
+    ``category_mask`` is either one int, the first slot's set (0: a linear rule;
+    with one used slot, a categorical one), or a sequence of per-slot sets.
+    """
+    masks = np.zeros(n_slots, dtype=MASK_DTYPE)
+    if np.ndim(category_mask) == 0:
+        masks[0] = int(category_mask)
+    else:
+        masks[:len(category_mask)] = [int(m) for m in category_mask]
+    return masks
+
+
+def _as_mask_array(category_mask, n, n_slots):
+    """``category_mask`` as a contiguous uint64 array of shape ``(n, n_slots)``.
+
+    ``None`` gives zeros; a 1-D array of ``n`` masks (the layout before
+    indicator slots: the first slot's mask of each node) fills the first column.
+    """
     if category_mask is None:
-        return np.zeros(n, dtype=MASK_DTYPE)
+        return np.zeros((n, n_slots), dtype=MASK_DTYPE)
     message = ("tree array 'category_mask' must hold integers in [0, 2**64) (64-bit "
                "category sets)")
     if not isinstance(category_mask, np.ndarray):
         # element by element: numpy turns a list mixing ints above 2**63 with
         # small ones into float64, which would lose the low bits
+        shape = np.shape(np.asarray(category_mask, dtype=object))
         flat = np.asarray(category_mask, dtype=object).ravel().tolist()
         if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
                    and 0 <= v < 2 ** 64 for v in flat):
             raise ValueError(message)
-        return np.array([int(v) for v in flat], dtype=MASK_DTYPE)
-    if category_mask.dtype.kind == "i":
+        category_mask = np.array([int(v) for v in flat], dtype=MASK_DTYPE).reshape(shape)
+    elif category_mask.dtype.kind == "i":
         if category_mask.size and category_mask.min() < 0:
             raise ValueError(message)
     elif category_mask.dtype.kind != "u":
         raise ValueError(message)
-    return np.ascontiguousarray(category_mask, dtype=MASK_DTYPE)
+    category_mask = np.asarray(category_mask, dtype=MASK_DTYPE)
+    if category_mask.ndim == 1 and category_mask.shape[0] == n:
+        first = category_mask
+        category_mask = np.zeros((n, n_slots), dtype=MASK_DTYPE)
+        category_mask[:, 0] = first
+    if category_mask.shape != (n, n_slots):
+        raise ValueError(f"tree array 'category_mask' has shape {category_mask.shape}, "
+                         f"expected ({n},) or ({n}, {n_slots})")
+    return np.ascontiguousarray(category_mask)
 
 
 def default_missing_left(weight_left, weight_right):
@@ -209,10 +242,13 @@ class Tree:
         (regression, ``n_values == 1``).
     n_features : int
         Number of features of the data the tree was fitted on.
-    category_mask : ndarray of uint64, shape (n_nodes,), default=None
-        Category set of each categorical node (bit ``c`` set: code ``c`` goes
-        left), 0 at linear nodes and leaves; ``None`` means no categorical node.
-        A categorical node uses only the first slot, with weight 1.
+    category_mask : ndarray of uint64, shape (n_nodes, k) or (n_nodes,), default=None
+        Category set of each slot (bit ``c`` set: code ``c`` is in the set), 0
+        for a slot reading its feature's value, in unused slots and at leaves;
+        ``None`` means no categorical node. A node whose one used slot has a set
+        is categorical (weight 1, the set goes left); in a node with two used
+        slots a set makes the slot an indicator slot. A 1-D array gives the first
+        slot's masks (the layout of format versions 2 and 3).
     missing_go_left : ndarray of bool, shape (n_nodes,), default=None
         Whether a sample with a missing value (NaN) in a feature the node uses
         goes left (``False`` at leaves); ``None`` takes the default rule at every
@@ -243,7 +279,8 @@ class Tree:
                                                             dtype=DTYPE)
         self.value = np.ascontiguousarray(np.atleast_2d(value), dtype=DTYPE)
         self.n_features = int(n_features)
-        self.category_mask = _as_mask_array(category_mask, self.children_left.shape[0])
+        self.category_mask = _as_mask_array(category_mask, self.children_left.shape[0],
+                                            self.features.shape[1])
         self.missing_learned = (missing_go_left is not None if missing_learned is None
                                 else bool(missing_learned))
         self._check()
@@ -319,20 +356,16 @@ class Tree:
                              f"child of node {first} (tree child ids shared between nodes)")
 
     def _check_categorical(self, internal):
-        n = self.children_left.shape[0]
-        if self.category_mask.shape != (n,):
-            raise ValueError(f"tree array 'category_mask' has shape {self.category_mask.shape},"
-                             f" expected ({n},)")
-        categorical = self.category_mask != 0
-        bad = categorical & ~internal
-        if bad.any():
-            raise ValueError(f"tree node {_first(bad)}: tree leaves must have category_mask 0")
+        has_set = self.category_mask != 0
         f, w = self.features, self.weights
-        bad = categorical & (np.any(f[:, 1:] >= 0, axis=1) | (w[:, 0] != 1.0)
-                             | np.any(w[:, 1:] != 0.0, axis=1))
+        bad = np.any(has_set & ((f < 0) | ~internal[:, None]), axis=1)
         if bad.any():
-            raise ValueError(f"tree node {_first(bad)}: a categorical node (category_mask != 0) "
-                             "tests one feature: features [f, -1, ...] and weights [1, 0, ...]")
+            raise ValueError(f"tree node {_first(bad)}: tree leaves and unused slots must have "
+                             "category_mask 0")
+        bad = self.is_categorical & ((w[:, 0] != 1.0) | np.any(w[:, 1:] != 0.0, axis=1))
+        if bad.any():
+            raise ValueError(f"tree node {_first(bad)}: a categorical node (one feature with a "
+                             "category set) has weights [1, 0, ...]")
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -357,12 +390,26 @@ class Tree:
 
     @property
     def is_categorical(self):
-        """Boolean mask of categorical nodes (``category_mask != 0``)."""
-        return self.category_mask != 0
+        """Boolean mask of categorical nodes (one used slot, with a category set)."""
+        single = (self.features[:, 1] < 0 if self.features.shape[1] > 1
+                  else np.ones(self.node_count, dtype=bool))
+        return (self.category_mask[:, 0] != 0) & single
+
+    @property
+    def has_indicator_slots(self):
+        """Boolean mask of linear nodes with an indicator slot (a category set in a
+        node of two used slots)."""
+        return np.any(self.category_mask != 0, axis=1) & ~self.is_categorical
+
+    def categorical_mask(self, node):
+        """The category set (an int) of ``node`` if it is categorical, else 0."""
+        if self.features.shape[1] > 1 and self.features[node, 1] >= 0:
+            return 0
+        return int(self.category_mask[node, 0])
 
     def node_categories(self, node):
         """Sorted category codes that go left at ``node`` (empty for a linear node or leaf)."""
-        return mask_to_categories(self.category_mask[node])
+        return mask_to_categories(self.categorical_mask(node))
 
     @property
     def n_node_features(self):
@@ -444,13 +491,16 @@ class Tree:
         shortest repr that reads back to the same double, so predictions are
         bit-for-bit the same after a round trip.
         """
+        indicators = bool(self.has_indicator_slots.any())
         out = {"format": "bivtree.Tree",
-               "version": TREE_FORMAT_VERSION if self.missing_learned else 2,
+               "version": 4 if indicators else 3 if self.missing_learned else 2,
                "n_features": self.n_features}
         for name in _ARRAYS:
             out[name] = getattr(self, name).tolist()
-        # Python ints: JSON writes them exactly, all 64 bits (a float would not)
-        out["category_mask"] = self.category_mask.tolist()
+        # Python ints: JSON writes them exactly, all 64 bits (a float would not); without
+        # indicator slots only the first slot can hold a set: one mask per node, as before
+        out["category_mask"] = (self.category_mask if indicators
+                                else self.category_mask[:, 0]).tolist()
         if self.missing_learned:
             out["missing_go_left"] = self.missing_go_left.tolist()
         return out
@@ -461,7 +511,9 @@ class Tree:
 
         Version 1 dictionaries (no ``category_mask``) are read as trees without
         categorical nodes; version 1 and 2 dictionaries (no ``missing_go_left``)
-        take the default missing sides (:func:`default_missing_left`).
+        take the default missing sides (:func:`default_missing_left`); versions 2
+        and 3 hold one mask per node (the first slot's), version 4 one per slot
+        (and ``missing_go_left`` only when the tree learned missing sides).
         """
         if not isinstance(data, dict) or data.get("format") != "bivtree.Tree":
             raise ValueError("not a bivtree tree dictionary (missing format 'bivtree.Tree')")
@@ -471,7 +523,7 @@ class Tree:
             raise ValueError(f"unsupported tree format version {version!r}; this bivtree "
                              f"reads versions {list(TREE_FORMAT_VERSIONS_READ)}")
         required = (_ARRAYS + ("n_features",) + (("category_mask",) if version >= 2 else ())
-                    + (("missing_go_left",) if version >= 3 else ()))
+                    + (("missing_go_left",) if version == 3 else ()))
         missing = [k for k in required if k not in data]
         if missing:
             raise ValueError(f"tree dictionary lacks {missing}")
@@ -490,14 +542,22 @@ class Tree:
         mask = None
         if version >= 2:
             mask = data["category_mask"]
-            if not (isinstance(mask, list) and all(
-                    isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 64
-                    for v in mask)):
+            n_slots = np.atleast_2d(arrays["features"]).shape[1]
+            rows = mask if version >= 4 else [[v] for v in mask] if isinstance(mask, list) else 0
+            if not (isinstance(rows, list) and all(
+                    isinstance(row, list) and len(row) == (n_slots if version >= 4 else 1)
+                    and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 64
+                            for v in row) for row in rows)):
                 raise ValueError("tree array 'category_mask' must be a list of integers in "
-                                 "[0, 2**64)")
-            mask = np.array(mask, dtype=MASK_DTYPE)
+                                 "[0, 2**64)" + (" per slot, one row per node" if version >= 4
+                                                 else ""))
+            mask = np.array(rows, dtype=MASK_DTYPE).reshape(len(rows),
+                                                            n_slots if version >= 4 else 1)
+            if version < 4:
+                mask = mask[:, 0]
         missing = None
-        if version >= 3:
+        # version 4 holds the learned sides when there are some, as version 3 does
+        if version == 3 or (version >= 4 and "missing_go_left" in data):
             missing = data["missing_go_left"]
             if not (isinstance(missing, list) and len(missing) == _node_count(data)
                     and all(isinstance(v, bool) for v in missing)):

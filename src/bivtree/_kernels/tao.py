@@ -528,7 +528,7 @@ def rule_errors(X, care, rule_node, rule_features, rule_weights, rule_threshold,
                 rule_missing=None):
     """Weighted pseudolabel error of rules on their nodes' care samples, both ways round.
 
-    Rule ``q`` (a category set where ``rule_mask[q] != 0``, see
+    Rule ``q`` (its slots' category sets ``rule_mask[q]``, see
     :func:`~bivtree._kernels.traversal.goes_left`; a sample missing one of its
     features goes left iff ``rule_missing[q]``, never when it is None) is evaluated on node ``rule_node[q]`` of ``care``
     (:class:`CareSets`). ``keep[q]``: samples going left should prefer the left

@@ -2,29 +2,38 @@
 
 A node is either linear or categorical:
 
-* **linear** (``category_mask == 0``): a sample goes left iff
-  ``sum_k weights[k] * x[features[k]] <= threshold`` (slots with feature ``-1``
-  are unused);
-* **categorical** (``category_mask != 0``): the node tests the one feature
-  ``f = features[0]``, whose values are category codes, and a sample goes left
-  iff its code ``c = x[f]`` is an integer in ``[0, 63]`` whose bit ``1 << c`` is
-  set in the 64-bit mask. Any other value (a code never seen at fit, a code
-  outside ``[0, 63]``, a fraction) goes right.
+* **linear**: a sample goes left iff ``sum_k weights[k] * v_k <= threshold``
+  over the used slots (slots with feature ``-1`` are unused), where ``v_k`` is
+  the slot's feature value ``x[features[k]]``, or, for a slot with a nonzero
+  ``category_mask[k]`` (an *indicator slot*), the indicator of that category
+  set: 1 if the feature's code is in the set, 0 if it is any other value
+  (:func:`in_category_set`). A linear node with an indicator slot tests, for
+  instance, ``x7 + 0.3 * [colour in {red, blue}] <= 2``; with two, a boolean
+  combination of two category sets;
+* **categorical**: a node whose one used slot has a nonzero mask tests the one
+  feature ``f = features[0]``, whose values are category codes, and a sample
+  goes left iff its code ``c = x[f]`` is an integer in ``[0, 63]`` whose bit
+  ``1 << c`` is set in the 64-bit mask ``category_mask[0]``. Any other value (a
+  code never seen at fit, a code outside ``[0, 63]``, a fraction) goes right.
+  Its weight and threshold are not read.
 
 **Missing values.** A sample is *missing* at a node when the node's value for
-it is NaN: for a linear node the projection (NaN exactly when one of the used
-features is NaN, the data being finite otherwise), for a categorical node the
-code. Every decision node stores the side a missing sample takes,
-``missing_left`` (learned at fit, see :mod:`bivtree.growing`). Non-missing
-samples are tested as before, so a tree fitted on data without NaN routes every
-complete row exactly as it did before missing values were supported.
+it is NaN: for a linear node the sum (NaN exactly when one of the used
+features is NaN, the data being finite otherwise; an indicator of a NaN code is
+NaN), for a categorical node the code. Every decision node stores the side a
+missing sample takes, ``missing_left`` (learned at fit, see
+:mod:`bivtree.growing`). Non-missing samples are tested as before, so a tree
+fitted on data without NaN routes every complete row exactly as it did before
+missing values were supported.
 
 :func:`goes_left` is that decision, and growth (:func:`partition_samples`),
 prediction (:func:`apply_rows`, :func:`decision_path_rows`) and the splitters'
-final checks all call it (or :func:`project_row`, its linear part), so the
-value a split was chosen on and the value the stored rule computes are the same
-floating-point number: the rule routes each training sample exactly as the
-search decided.
+final checks all call it (or :func:`project_row`, its linear part without
+indicator slots), so the value a split was chosen on and the value the stored
+rule computes are the same floating-point number: the rule routes each
+training sample exactly as the search decided. (A search over indicator
+columns, :mod:`bivtree.splitters._categorical`, scans columns holding exactly
+the 0, 1 and NaN values that :func:`slot_value` computes.)
 """
 
 import math
@@ -67,21 +76,36 @@ def in_category_set(code, category_mask):
 
 
 @njit(inline="always", **NUMBA_OPTS)
+def slot_value(x, category_mask):
+    """The value a slot reads: ``x``, or for an indicator slot (``category_mask`` != 0) 1.0
+    when ``x`` is a code in the set and 0.0 otherwise; NaN stays NaN (missing)."""
+    if category_mask == np.uint64(0) or math.isnan(x):
+        return x
+    return 1.0 if in_category_set(x, category_mask) else 0.0
+
+
+@njit(inline="always", **NUMBA_OPTS)
 def goes_left(X, i, features, weights, threshold, category_mask, missing_left):
     """Whether row ``i`` of ``X`` goes to the left child of a node.
 
-    ``category_mask`` (uint64) is 0 for a linear node, whose test is
-    ``project_row(...) <= threshold`` exactly as before categorical nodes
-    existed; otherwise the node is categorical and ``threshold`` and
-    ``weights`` are not read. A sample whose node value is NaN (a missing
-    value in a feature the node uses) goes left iff ``missing_left``.
+    ``category_mask`` (uint64, one entry per slot) is all zeros for a linear
+    node without indicator slots, whose test is ``project_row(...) <= threshold``
+    exactly as before categorical features existed. A node whose only used
+    slot has a nonzero mask is categorical (its ``threshold`` and ``weights``
+    are not read); otherwise nonzero masks mark indicator slots. A sample whose
+    node value is NaN (a missing value in a feature the node uses) goes left iff
+    ``missing_left``.
     """
-    if category_mask != np.uint64(0):
+    if category_mask[0] != np.uint64(0) and (features.shape[0] < 2 or features[1] < 0):
         code = X[i, features[0]]
         if math.isnan(code):
             return missing_left
-        return in_category_set(code, category_mask)
-    s = project_row(X, i, features, weights)
+        return in_category_set(code, category_mask[0])
+    s = 0.0
+    for k in range(features.shape[0]):
+        f = features[k]
+        if f >= 0:
+            s += weights[k] * slot_value(X[i, f], category_mask[k])
     if s <= threshold:
         return True
     # NaN fails the comparison above: only then is the missing side read
@@ -108,22 +132,22 @@ def project_samples(X, samples, features, weights, out):
 
 
 @njit(**NUMBA_OPTS)
-def partition_samples(X, samples, start, end, features, weights, threshold, category_mask=0,
+def partition_samples(X, samples, start, end, features, weights, threshold, category_mask,
                       missing_left=False):
     """Reorder ``samples[start:end]`` in place: left-going first; return the split point.
 
-    ``category_mask`` (0: a linear node) is the node's category set and
-    ``missing_left`` the side of a missing value, see :func:`goes_left`.
+    ``category_mask`` (uint64, one entry per slot; zeros: a linear node on the
+    features' values) holds the node's category sets and ``missing_left`` the
+    side of a missing value, see :func:`goes_left`.
     The order within each side is kept (a stable partition), so a build is
     reproducible whatever the splitter did before.
     """
-    mask = np.uint64(category_mask)
     n = end - start
     buf = np.empty(n, dtype=samples.dtype)
     n_left = 0
     for p in range(start, end):
         i = samples[p]
-        if goes_left(X, i, features, weights, threshold, mask, missing_left):
+        if goes_left(X, i, features, weights, threshold, category_mask, missing_left):
             samples[start + n_left] = i
             n_left += 1
         else:
@@ -175,7 +199,9 @@ def decision_path_rows(X, children_left, children_right, features, weights, thre
 @njit(**NUMBA_OPTS)
 def node_spreads(X, sample_weight, children_left, children_right, features, weights, threshold,
                  category_mask, missing_left):
-    """Weighted standard deviation of each used feature over the rows reaching each node.
+    """Weighted standard deviation of each used slot's value over the rows reaching each node.
+
+    An indicator slot's value is its 0/1 indicator (:func:`slot_value`).
 
     One pass over the rows and their paths, with Welford's weighted update (stable
     when a feature's values sit far from zero), so no row-by-node table is built:
@@ -207,7 +233,7 @@ def node_spreads(X, sample_weight, children_left, children_right, features, weig
                 for s in range(n_slots):
                     f = features[node, s]
                     if f >= 0:
-                        x = X[i, f]
+                        x = slot_value(X[i, f], category_mask[node, s])
                         delta = x - mean[node, s]
                         mean[node, s] += share * delta
                         m2[node, s] += w * delta * (x - mean[node, s])

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._config import DTYPE, ITYPE
 from .._validation import check_params
+from ..tree import slot_masks
 
 #: name -> splitter class; filled by :func:`register`.
 SPLITTERS = {}
@@ -79,11 +80,13 @@ class Split:
     search reached (in weight units; lower is better). ``info`` holds anything
     splitter-specific worth reporting (directions searched, gaps...).
 
-    A nonzero ``category_mask`` makes the test categorical: the one feature
-    ``features[0]`` holds category codes, code ``c`` in ``[0, 63]`` goes left iff
-    bit ``1 << c`` is set, anything else goes right; ``weights`` is then
-    ``[1, 0, ...]`` and ``threshold`` an unused placeholder
-    (``_kernels/traversal.goes_left``).
+    ``category_mask`` (uint64, one entry per slot of ``features``) holds the
+    slots' category sets. A nonzero first mask with one used slot makes the test
+    categorical: the one feature ``features[0]`` holds category codes, code
+    ``c`` in ``[0, 63]`` goes left iff bit ``1 << c`` is set, anything else goes
+    right; ``weights`` is then ``[1, 0, ...]`` and ``threshold`` an unused
+    placeholder. With two used slots, a nonzero mask makes the slot read the
+    indicator of its set (``_kernels/traversal.goes_left``).
 
     ``missing_left`` is the side the search sent the samples missing a value of
     the test (NaN in a used feature) to. Growth keeps it only when the node's
@@ -96,8 +99,12 @@ class Split:
     threshold: float
     objective: float
     info: dict = field(default_factory=dict)
-    category_mask: int = 0
+    category_mask: np.ndarray = None
     missing_left: bool = False
+
+    def __post_init__(self):
+        if self.category_mask is None:
+            self.category_mask = slot_masks(0, self.features.shape[0])
 
     @property
     def n_features(self):
@@ -108,11 +115,13 @@ def make_split(features, weights, threshold, objective, *, category_mask=0, miss
                **info):
     """Build a :class:`Split` with the first weight scaled to 1 by the caller.
 
-    ``category_mask`` (an int, 0 for a linear test) makes it a categorical test;
+    ``category_mask``: an int, the first slot's category set (0 for a linear
+    test; with one used slot, a categorical test), or one set per slot;
     ``missing_left`` is the side of the samples missing a value of the test.
     """
-    return Split(np.asarray(features, dtype=ITYPE), np.asarray(weights, dtype=DTYPE),
-                 float(threshold), float(objective), dict(info), int(category_mask),
+    features = np.asarray(features, dtype=ITYPE)
+    return Split(features, np.asarray(weights, dtype=DTYPE), float(threshold),
+                 float(objective), dict(info), slot_masks(category_mask, features.shape[0]),
                  bool(missing_left))
 
 

@@ -13,8 +13,22 @@ search shares about such features:
 - :func:`best_subset_split`: the best subset split of one feature under the
   tree's criterion;
 - :class:`WithCategories`: a splitter whose numeric search runs on the numeric
-  candidate features only, each categorical candidate offering its best subset
-  split, the better of all kept (so bivariate rules never mix in a category code).
+  candidate features (and, for a splitter with ``category_pairs``, on the
+  indicators of the categorical candidates' categories), each categorical
+  candidate offering its best subset split, the better of all kept (so
+  bivariate rules never mix in a category code as if it were a number).
+
+**Indicator pairs.** A category's indicator ``[x_c in {k}]`` is a 0/1 column
+(NaN where ``x_c`` is missing). Searched as a column beside the numeric ones, it
+lets a pair search find ``x7 + 0.3 * [colour in {red}] <= 2`` (two thresholds on
+``x7``, one per side of the category) and, between two indicators, ``colour in
+{red} and size in {L}``. The rule is stored on the categorical feature itself
+with the category's set in the slot (``Tree.category_mask``), whose indicator
+the routing computes as exactly the 0, 1 or NaN of the searched column, so the
+stored rule routes every sample as the search scored it. A rule on one
+indicator alone is stored as the categorical node ``x_c in {k}`` with its
+children's roles swapped (the left side of ``[x_c in {k}] <= t`` is the
+complement), which has the same objective.
 
 **Exact for two classes and for regression.** Sort the categories by their
 weighted share of class 1 (two classes) or by their weighted mean target
@@ -42,14 +56,16 @@ from numba import njit
 from .._config import ITYPE, NUMBA_OPTS
 from .._kernels.scan import gather_node, scan_values
 from .._kernels.traversal import MAX_CATEGORY
-from ..tree import categories_to_mask
-from ._base import BEATS_TOLERANCE, make_split
+from ..tree import categories_to_mask, slot_masks
+from ._base import BEATS_TOLERANCE, SplitData, make_split
 
 __all__ = [
     "WithCategories",
     "best_subset_split",
+    "category_indicators",
     "category_orders",
     "check_category_codes",
+    "indicator_columns",
     "node_categories",
     "resolve_categorical",
     "subset_below",
@@ -263,15 +279,117 @@ def best_subset_split(data, samples, feature):
                       categories=[int(c) for c in subset])
 
 
+# ------------------------------------------------------------------ indicators
+def category_indicators(X, categorical, rows=None):
+    """The categorical column and category of each indicator :func:`indicator_columns` makes.
+
+    A column of two categories gets one indicator (the other is its complement,
+    which splits the same way), a column of one none.
+
+    Returns
+    -------
+    feature, code : ndarray of int64
+    """
+    features, codes = [], []
+    for f in categorical:
+        column = X[:, f] if rows is None else X[rows, f]
+        present = np.unique(column[~np.isnan(column)]).astype(ITYPE)
+        if present.size < 2:
+            continue
+        for c in present[:1] if present.size == 2 else present:
+            features.append(int(f))
+            codes.append(int(c))
+    return np.asarray(features, dtype=ITYPE), np.asarray(codes, dtype=ITYPE)
+
+
+def indicator_columns(X, categorical, rows=None):
+    """The indicator of every category of the ``categorical`` columns, as columns.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    categorical : array-like of int
+        Columns of integer codes in ``[0, 63]`` (NaN: missing).
+    rows : ndarray of int, default=None
+        The rows whose codes count (the fitted ones); ``None``: all.
+
+    Returns
+    -------
+    columns : ndarray of float64, shape (n_samples, n_indicators), Fortran order
+        1.0 where the row's code is the category, 0.0 where it is another one,
+        NaN where it is missing.
+    feature, code : ndarray of int64, shape (n_indicators,)
+        The categorical column and the category of each indicator
+        (:func:`category_indicators`).
+    """
+    features, codes = category_indicators(X, categorical, rows)
+    columns = np.empty((X.shape[0], features.size), order="F")
+    for j, (f, c) in enumerate(zip(features, codes)):
+        column = X[:, f]
+        columns[:, j] = np.where(np.isnan(column), np.nan, (column == c).astype(float))
+    return columns, features, codes
+
+
+class _IndicatorSearch:
+    """The data of a fit with the categorical columns' indicators appended.
+
+    ``data`` is the fit's :class:`SplitData` (columns ``0..d-1``); ``search``
+    the same with the indicator columns ``d, d+1, ...`` appended, ``feature``
+    and ``code`` the categorical column and category of each.
+    """
+
+    def __init__(self, data, categorical):
+        columns, self.feature, self.code = indicator_columns(data.X, categorical)
+        self.data = data
+        self.n_features = data.n_features
+        self.search = SplitData(
+            X=np.asfortranarray(np.hstack([data.X, columns])), labels=data.labels,
+            targets=data.targets, sample_weight=data.sample_weight, n_classes=data.n_classes,
+            criterion=data.criterion, min_samples_leaf=data.min_samples_leaf,
+            min_weight_leaf=data.min_weight_leaf, has_missing=data.has_missing)
+        self._of_feature = {int(f): np.flatnonzero(self.feature == f) + self.n_features
+                            for f in np.unique(self.feature)}
+
+    def columns_of(self, features):
+        """The indicator columns of the categorical ``features``."""
+        parts = [self._of_feature[int(f)] for f in features if int(f) in self._of_feature]
+        return np.concatenate(parts).astype(ITYPE) if parts else np.zeros(0, dtype=ITYPE)
+
+    def stored(self, split):
+        """``split`` (found on the search columns) as the rule on the fit's columns."""
+        if split is None:
+            return None
+        features = split.features.copy()
+        on_indicator = features >= self.n_features
+        if not on_indicator.any():
+            return split
+        masks = slot_masks(split.category_mask, features.shape[0])
+        j = features[on_indicator] - self.n_features
+        features[on_indicator] = self.feature[j]
+        masks[on_indicator] = [categories_to_mask([c]) for c in self.code[j]]
+        info = dict(split.info, indicators=[
+            [int(self.feature[i]), int(self.code[i])] for i in j])
+        if np.count_nonzero(features >= 0) == 1:
+            # ``[x_c in {k}] <= t`` sends the other categories left: stored as the
+            # categorical node "x_c in {k}", left and right swapped (same objective)
+            return make_split(features, split.weights, 0.0, split.objective,
+                              category_mask=masks, missing_left=not split.missing_left,
+                              **dict(info, kind="categorical", categories=[int(self.code[j[0]])]))
+        return make_split(features, split.weights, split.threshold, split.objective,
+                          category_mask=masks, missing_left=split.missing_left, **info)
+
+
 # ------------------------------------------------------------ with a splitter
 class WithCategories:
     """A splitter whose categorical candidate features offer subset splits.
 
     At a node, the wrapped splitter searches the numeric candidate features
-    only; each categorical candidate offers :func:`best_subset_split`; the
-    split of least objective wins, a categorical one only when it beats the
-    numeric split by more than ``BEATS_TOLERANCE`` of the node weight (rounding
-    between two evaluations, never a real improvement). Everything else
+    (with ``category_pairs`` set on the wrapped splitter, and the indicators of
+    the categorical candidates' categories beside them, see the module's notes);
+    each categorical candidate offers :func:`best_subset_split`; the split of
+    least objective wins, a categorical one only when it beats the other by more
+    than ``BEATS_TOLERANCE`` of the node weight (rounding between two
+    evaluations, never a real improvement). Everything else
     (``max_node_features``, ``prepare``...) is the wrapped splitter's.
 
     Parameters
@@ -284,6 +402,7 @@ class WithCategories:
     def __init__(self, splitter, categorical):
         self.splitter = splitter
         self.categorical = np.asarray(categorical, dtype=ITYPE)
+        self.indicator_pairs = bool(getattr(splitter, "category_pairs", False))
 
     def __getattr__(self, name):
         # only called for what this class does not define: the wrapped splitter's
@@ -292,16 +411,31 @@ class WithCategories:
             raise AttributeError(name)
         return getattr(self.splitter, name)
 
+    def n_indicators(self, X):
+        """How many indicator columns the numeric search gets on ``X`` (0 without pairs)."""
+        if not self.indicator_pairs:
+            return 0
+        return category_indicators(X, self.categorical)[0].size
+
     def prepare(self, data):
         self.is_categorical_ = np.zeros(data.n_features, dtype=bool)
         self.is_categorical_[self.categorical] = True
-        self.splitter.prepare(data)
+        self._indicators = (_IndicatorSearch(data, self.categorical)
+                            if self.indicator_pairs else None)
+        self.splitter.prepare(data if self._indicators is None else self._indicators.search)
 
     def find_split(self, data, samples, features):
         features = np.asarray(features, dtype=ITYPE)
         is_cat = self.is_categorical_[features]
         numeric = features[~is_cat]
-        best = self.splitter.find_split(data, samples, numeric) if numeric.size else None
+        indicators = self._indicators
+        if indicators is not None and indicators.data is data:
+            searched = np.concatenate([numeric, indicators.columns_of(features[is_cat])])
+            best = (indicators.stored(self.splitter.find_split(indicators.search, samples,
+                                                               searched))
+                    if searched.size else None)
+        else:
+            best = self.splitter.find_split(data, samples, numeric) if numeric.size else None
         tolerance = BEATS_TOLERANCE * max(float(data.sample_weight[samples].sum()), 1.0)
         for f in features[is_cat]:
             split = best_subset_split(data, samples, int(f))

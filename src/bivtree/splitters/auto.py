@@ -111,7 +111,7 @@ def split_samples(data, samples, split):
     """The samples going left and right of ``split`` (a partitioned copy)."""
     order = samples.copy()
     mid = partition_samples(data.X, order, 0, order.shape[0], split.features, split.weights,
-                            split.threshold, np.uint64(split.category_mask), split.missing_left)
+                            split.threshold, split.category_mask, split.missing_left)
     return order[:mid], order[mid:]
 
 
@@ -170,6 +170,13 @@ class AutoSplitter(Splitter):
         Whether the tree is grown until its leaves are pure: set by the
         estimators (false with ``max_depth``, ``max_leaf_nodes``,
         ``min_samples_split`` above 2 or ``min_impurity_decrease``).
+    category_pairs : bool, default=True
+        With categorical features (the estimators' ``categorical_features``),
+        pair the indicator of each category (``[colour in {red}]``) with the
+        numeric features and with the other indicators, so that a node may test
+        ``x7 + 0.3 * [colour in {red}] <= 2`` or ``colour in {red} and size in
+        {L}`` (:class:`~bivtree.splitters._categorical.WithCategories`). False:
+        a categorical feature is tested alone, by its best category subset.
     """
 
     name = "auto"
@@ -189,12 +196,14 @@ class AutoSplitter(Splitter):
         "lookahead_samples": [Interval(Integral, 0, None, closed="left"), Options(("auto",))],
         "lookahead_candidates": [Interval(Integral, 0, None, closed="left")],
         "grows_to_purity": ["boolean"],
+        "category_pairs": ["boolean"],
     }
     estimator_params = ("n_orientations", "grows_to_purity")
 
     def __init__(self, n_orientations=30, exhaustive_work=0, max_pair_features=10, n_anchors=1,
                  n_coarse=5, n_bins=32, n_refine=3, n_rounds=5, max_scan_samples=4096,
-                 lookahead_samples="auto", lookahead_candidates=2, grows_to_purity=True):
+                 lookahead_samples="auto", lookahead_candidates=2, grows_to_purity=True,
+                 category_pairs=True):
         options = {"n_orientations": n_orientations, "exhaustive_work": exhaustive_work,
                    "max_pair_features": max_pair_features, "n_anchors": n_anchors,
                    "n_coarse": n_coarse,
@@ -203,14 +212,16 @@ class AutoSplitter(Splitter):
                    "max_scan_samples": max_scan_samples,
                    "lookahead_samples": lookahead_samples,
                    "lookahead_candidates": lookahead_candidates,
-                   "grows_to_purity": grows_to_purity}
+                   "grows_to_purity": grows_to_purity,
+                   "category_pairs": category_pairs}
         check_params(f"the {self.name!r} splitter", options, self._parameter_constraints)
         if lookahead_samples == "auto":
             # the lookahead counts the leaves of trees grown to purity: a tree that
             # its limits stop earlier is not the one it would compare
             options["lookahead_samples"] = LOOKAHEAD_SAMPLES if grows_to_purity else 0
         for key, value in options.items():
-            setattr(self, key, bool(value) if key == "grows_to_purity" else int(value))
+            setattr(self, key, bool(value) if key in ("grows_to_purity", "category_pairs")
+                    else int(value))
         self.dir_a, self.dir_b = orientation_directions(self.n_orientations)
 
     def pairs_searched(self, n_features):

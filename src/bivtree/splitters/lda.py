@@ -93,7 +93,7 @@ from .._kernels.scan import (
 )
 from .._kernels.traversal import partition_samples, project_samples
 from .._validation import Integral, Interval, check_params
-from ..tree import MASK_DTYPE, categories_to_mask
+from ..tree import categories_to_mask, slot_masks
 from ._base import BEATS_TOLERANCE, Splitter, make_split, register
 from ._categorical import (
     check_category_codes,
@@ -773,7 +773,8 @@ class LDASplitter(Splitter):
         routed = np.array(samples, dtype=ITYPE)
         missing_left = bool(missing_left)
         mid = partition_samples(data.X, routed, 0, routed.shape[0], features, weights,
-                                float(threshold), MASK_DTYPE(category_mask), missing_left)
+                                float(threshold), slot_masks(category_mask, features.shape[0]),
+                                missing_left)
         g = 0.0
         for side in (routed[:mid], routed[mid:]):
             _, w_side, imp = summarize_samples(side, data.labels, data.targets,

@@ -1,0 +1,234 @@
+"""Indicator slots: the default search pairs a category's indicator with other features.
+
+- rules the data was drawn from are found as one node: a numeric threshold that
+  depends on a category (``x + w * [c in {k}] <= t``) and a conjunction of two
+  categories (``c1 in {a} and c2 in {b}``);
+- a rule found on one indicator alone is stored as the categorical node of that
+  category with the children's roles swapped, routing the complement of the
+  searched left side, at the same objective;
+- with missing values in both kinds of columns the fitted tree routes every
+  training row as a plain-Python walk of its stored rules does, and its missing
+  sides are the learned ones;
+- ``category_pairs=False`` grows the trees of the categorical subset search
+  alone; the pair count the estimator checks includes the indicators.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import naive
+from bivtree import BivariateTreeClassifier, BivariateTreeRegressor, export_text
+from bivtree._config import CLASSIFICATION_CRITERIA
+from bivtree._kernels.traversal import partition_samples
+from bivtree.formatting import format_rule
+from bivtree.splitters import SplitData
+from bivtree.splitters._base import make_split
+from bivtree.splitters._categorical import (
+    _IndicatorSearch,
+    category_indicators,
+    indicator_columns,
+)
+from bivtree.tree import categories_to_mask
+
+
+def walk_leaves(tree, X):
+    """Leaf of each row of ``X`` by ``naive.goes_left`` at every node (missing sides kept)."""
+    out = []
+    for x in X:
+        node = 0
+        while tree.children_left[node] >= 0:
+            left = naive.goes_left(x, tree.features[node], tree.weights[node],
+                                   tree.threshold[node], tree.category_mask[node],
+                                   tree.missing_go_left[node])
+            node = tree.children_left[node] if left else tree.children_right[node]
+        out.append(node)
+    return np.array(out)
+
+
+def test_a_threshold_that_depends_on_a_category_is_one_node():
+    rng = np.random.default_rng(0)
+    n = 400
+    x = rng.uniform(-4, 4, n)
+    c = rng.integers(0, 4, n).astype(float)
+    y = (x <= np.where(c == 2, -1.0, 1.5)).astype(int)
+    X = np.column_stack([x, c])
+    clf = BivariateTreeClassifier(categorical_features=[1]).fit(X, y)
+    tree = clf.tree_
+    assert tree.node_count == 3 and clf.score(X, y) == 1.0
+    assert tree.has_indicator_slots[0] and tree.features[0].tolist() == [0, 1]
+    assert tree.category_mask[0].tolist() == [0, categories_to_mask([2])]
+    # for each side of the category, the threshold on x falls between the samples
+    w, t = tree.weights[0, 1], tree.threshold[0]
+    for inside, cut in ((1.0, -1.0), (0.0, 1.5)):
+        below = x[(c == 2) == bool(inside)]
+        limit = t - w * inside
+        assert below[below <= cut].max() <= limit < below[below > cut].min()
+    assert clf.split_info_[0]["indicators"] == [[1, 2]]
+    assert "[x1 in {2}]" in export_text(clf, feature_names=["x0", "x1"])
+
+
+def test_two_categories_in_conjunction_are_one_node():
+    rng = np.random.default_rng(1)
+    n = 300
+    frame = pd.DataFrame({"c1": rng.choice(list("abcd"), n), "c2": rng.choice(list("uvw"), n)})
+    y = ((frame.c1 == "b") & (frame.c2 == "w")).astype(int).to_numpy()
+    clf = BivariateTreeClassifier().fit(frame, y)
+    tree = clf.tree_
+    assert tree.node_count == 3 and clf.score(frame, y) == 1.0
+    assert tree.has_indicator_slots[0] and np.all(tree.category_mask[0] != 0)
+    text = export_text(clf)
+    assert ("c1 not in {b} or c2 not in {w}" in text
+            or "c2 not in {w} or c1 not in {b}" in text), text
+    # the subset search alone needs two levels
+    alone = BivariateTreeClassifier(splitter_options={"category_pairs": False}).fit(frame, y)
+    assert alone.tree_.node_count == 5 and not alone.tree_.has_indicator_slots.any()
+
+
+@pytest.mark.parametrize("missing_left", [False, True])
+def test_one_indicator_alone_is_stored_as_its_category_set_with_the_sides_swapped(
+        missing_left):
+    rng = np.random.default_rng(2)
+    n = 60
+    codes = rng.integers(0, 5, n).astype(float)
+    codes[::7] = np.nan
+    X = np.column_stack([rng.normal(size=n), codes])
+    labels = rng.integers(0, 2, n)
+    data = SplitData(X=np.asfortranarray(X), labels=labels, targets=np.zeros(n),
+                     sample_weight=np.ones(n), n_classes=2,
+                     criterion=CLASSIFICATION_CRITERIA["gini"], has_missing=True)
+    search = _IndicatorSearch(data, [1])
+    assert search.feature.tolist() == [1] * 5 and search.code.tolist() == [0, 1, 2, 3, 4]
+    column = 2 + 3  # the indicator of code 3
+    found = make_split([column, -1], [1.0, 0.0], 0.5, 7.25, missing_left=missing_left)
+    stored = search.stored(found)
+    assert stored.features.tolist() == [1, -1]
+    assert stored.category_mask.tolist() == [categories_to_mask([3]), 0]
+    assert stored.objective == 7.25 and stored.missing_left == (not missing_left)
+    assert stored.info["categories"] == [3]
+    rows = np.arange(n, dtype=np.int64)
+    searched = rows.copy()
+    mid = partition_samples(search.search.X, searched, 0, n, found.features, found.weights,
+                            found.threshold, found.category_mask, found.missing_left)
+    routed = rows.copy()
+    cut = partition_samples(X, routed, 0, n, stored.features, stored.weights, stored.threshold,
+                            stored.category_mask, stored.missing_left)
+    assert set(routed[:cut]) == set(searched[mid:]) and set(routed[cut:]) == set(searched[:mid])
+
+
+def test_indicator_columns_read_what_the_stored_slot_reads():
+    X = np.array([[0.0, 1.0], [1.0, np.nan], [2.0, 3.0], [0.5, 1.0], [1.0, 3.0]])
+    features, codes = category_indicators(X, [0, 1])
+    # column 0 has three codes (0.5 is not one: the estimators refuse it; here it just
+    # reads 0 in every indicator), column 1 two: one indicator, the other is its complement
+    assert features.tolist() == [0, 0, 0, 0, 1] and codes.tolist() == [0, 0, 1, 2, 1]
+    columns, _, _ = indicator_columns(X[[0, 1, 2, 4]], [0, 1])
+    np.testing.assert_array_equal(columns[:, -1], [1.0, np.nan, 0.0, 0.0])
+    np.testing.assert_array_equal(columns[:, 0], [1.0, 0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("estimator", [BivariateTreeClassifier, BivariateTreeRegressor])
+def test_missing_values_in_both_kinds_of_columns_route_as_stored(estimator):
+    rng = np.random.default_rng(3)
+    n = 300
+    x = rng.normal(size=n)
+    colour = rng.choice(["red", "green", "blue"], n).astype(object)
+    score = x + 1.2 * (colour == "red")
+    x[rng.random(n) < 0.1] = np.nan
+    colour[rng.random(n) < 0.1] = None
+    frame = pd.DataFrame({"x": x, "colour": pd.Categorical(colour),
+                          "z": rng.normal(size=n)})
+    y = score + 0.1 * rng.normal(size=n)
+    if estimator is BivariateTreeClassifier:
+        y = (y > 0.5).astype(int)
+    est = estimator(max_depth=4, random_state=0).fit(frame, y)
+    tree = est.tree_
+    assert tree.has_indicator_slots.any() and tree.missing_learned
+    codes = est._validate_X_predict(frame)
+    np.testing.assert_array_equal(est.apply(frame), walk_leaves(tree, codes))
+    # an unseen category is read as missing, at every node
+    unseen = frame.iloc[:20].copy()
+    unseen["colour"] = pd.Categorical(["purple"] * 20)
+    blank = frame.iloc[:20].copy()
+    blank["colour"] = pd.Categorical([None] * 20, categories=["red"])
+    np.testing.assert_array_equal(est.apply(unseen), est.apply(blank))
+
+
+def test_category_pairs_off_grows_the_subset_search_tree():
+    rng = np.random.default_rng(4)
+    n = 200
+    frame = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                          "colour": rng.choice(list("pqrst"), n)})
+    y = (frame.a + (frame.colour == "q") * 1.5 > 0.4).astype(int)
+    off = BivariateTreeClassifier(splitter_options={"category_pairs": False}).fit(frame, y)
+    assert not off.tree_.has_indicator_slots.any() and off.tree_.is_categorical.any()
+    # every linear node of that tree reads numeric columns only
+    linear = ~off.tree_.is_leaf & ~off.tree_.is_categorical
+    assert np.all(np.isin(off.tree_.features[linear], [-1, 0, 1]))
+    on = BivariateTreeClassifier().fit(frame, y)
+    assert on.tree_.has_indicator_slots.any()
+    assert on.tree_.n_leaves < off.tree_.n_leaves
+
+
+def test_the_pair_check_counts_the_indicators():
+    rng = np.random.default_rng(5)
+    n = 50
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 6, n)]).astype(float)
+    y = rng.integers(0, 2, n)
+    # one numeric column and six indicators: 7 columns, 21 pairs
+    with pytest.raises(ValueError, match="21 feature pairs"):
+        BivariateTreeClassifier(splitter="auto", max_pairs=20,
+                                splitter_options={"exhaustive_work": 10 ** 9},
+                                categorical_features=[1]).fit(X, y)
+    BivariateTreeClassifier(max_pairs=20, categorical_features=[1],
+                            splitter_options={"category_pairs": False}).fit(X, y)
+
+
+@pytest.mark.parametrize("weights, threshold, left, right", [
+    # both in their sets: 2 > 1.5, the three others go left
+    ([1.0, 1.0], 1.5, "a not in {0, 1} or b not in {4}", "a in {0, 1} and b in {4}"),
+    ([1.0, 1.0], 0.5, "a not in {0, 1} and b not in {4}", "a in {0, 1} or b in {4}"),
+    ([1.0, -1.0], 0.5, "a not in {0, 1} or b in {4}", "a in {0, 1} and b not in {4}"),
+    # the second indicator cannot change the side: one set test
+    ([1.0, 0.25], 0.5, "a not in {0, 1}", "a in {0, 1}"),
+])
+def test_two_indicators_read_as_the_boolean_rule_they_are(weights, threshold, left, right):
+    masks = [categories_to_mask([0, 1]), categories_to_mask([4])]
+    names = ["a", "b"]
+    assert format_rule([0, 1], weights, threshold, names, category_mask=masks) == left
+    assert format_rule([0, 1], weights, threshold, names, op=">", category_mask=masks) == right
+    # the rule is the node's test: each of the four combinations
+    for a in (0.0, 1.0, 5.0):
+        for b in (4.0, 0.0):
+            x = np.array([a, b])
+            goes = naive.goes_left(x, [0, 1], weights, threshold, masks)
+            ia, ib = a in (0.0, 1.0), b == 4.0
+            expected = {"a in {0, 1}": ia, "a not in {0, 1}": not ia,
+                        "b in {4}": ib, "b not in {4}": not ib}
+            if " and " in left:
+                first, second = left.split(" and ")
+                assert goes == (expected[first] and expected[second])
+            elif " or " in left:
+                first, second = left.split(" or ")
+                assert goes == (expected[first] or expected[second])
+            else:
+                assert goes == expected[left]
+    # with the missing clause, the combination is parenthesized
+    text = format_rule([0, 1], weights, threshold, names, category_mask=masks, missing=True)
+    assert text.endswith(" or a or b is missing")
+    if " and " in left or " or " in left:
+        assert text.startswith(f"({left})")
+
+
+def test_tao_selection_starts_from_trees_without_indicator_slots():
+    from bivtree import TAOTreeClassifierCV
+
+    rng = np.random.default_rng(6)
+    n = 120
+    frame = pd.DataFrame({"a": rng.normal(size=n), "colour": rng.choice(list("pqr"), n)})
+    y = (frame.a + (frame.colour == "q") * 1.5 > 0.4).astype(int).to_numpy()
+    # the default search's trees hold indicator slots here; TAO would refuse them
+    assert BivariateTreeClassifier().fit(frame, y).tree_.has_indicator_slots.any()
+    cv = TAOTreeClassifierCV(bivariate_splitter="auto", feature_costs=(1.0,), n_lambdas=3,
+                             cv=2, random_state=0).fit(frame, y)
+    assert not cv.tree_.has_indicator_slots.any() and cv.score(frame, y) > 0.8
