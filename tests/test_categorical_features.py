@@ -416,9 +416,9 @@ def test_sparse_input_gives_the_dense_tree():
 
 
 def test_sparse_input_too_large_for_memory_says_so(monkeypatch):
-    import bivtree._tabular as tab
+    import bivtree._memory
 
-    monkeypatch.setattr(tab, "_available_memory", lambda: 1000)
+    monkeypatch.setattr(bivtree._memory, "available_memory", lambda: 1000)
     X = sp.random(100, 50, density=0.01, format="csr", random_state=0)
     with pytest.raises(MemoryError, match=r"shape \(100, 50\).*GiB.*select fewer features"):
         BivariateTreeClassifier().fit(X, np.arange(100) % 2)

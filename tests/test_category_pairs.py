@@ -232,3 +232,34 @@ def test_tao_selection_starts_from_trees_without_indicator_slots():
     cv = TAOTreeClassifierCV(bivariate_splitter="auto", feature_costs=(1.0,), n_lambdas=3,
                              cv=2, random_state=0).fit(frame, y)
     assert not cv.tree_.has_indicator_slots.any() and cv.score(frame, y) > 0.8
+
+
+def test_indicator_columns_too_large_for_memory_say_so(monkeypatch):
+    import bivtree._memory
+
+    monkeypatch.setattr(bivtree._memory, "available_memory", lambda: 1000)
+    rng = np.random.default_rng(7)
+    X = np.column_stack([rng.normal(size=100), rng.integers(0, 5, 100)]).astype(float)
+    y = rng.integers(0, 2, 100)
+    with pytest.raises(MemoryError, match=r"5 indicator columns.*GiB.*max_categories.*"
+                                          r"category_pairs"):
+        BivariateTreeClassifier(categorical_features=[1]).fit(X, y)
+    # the way out it names
+    BivariateTreeClassifier(categorical_features=[1],
+                            splitter_options={"category_pairs": False}).fit(X, y)
+
+
+def test_one_and_two_threads_grow_the_same_tree_with_indicators():
+    # large enough for subtrees grown on their own threads
+    rng = np.random.default_rng(8)
+    n = 6000
+    frame = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                          "colour": rng.choice(list("pqrstu"), n),
+                          "size": rng.choice(list("SML"), n)})
+    score = (frame.a + 1.3 * (frame.colour == "q") - frame.b * (frame["size"] == "L")
+             + 0.5 * rng.normal(size=n))
+    y = (score > 0.3).astype(int).to_numpy()
+    one = BivariateTreeClassifier(n_jobs=1).fit(frame, y)
+    two = BivariateTreeClassifier(n_jobs=2).fit(frame, y)
+    assert one.tree_.has_indicator_slots.sum() >= 10 and one.tree_.node_count > 200
+    assert one.tree_ == two.tree_

@@ -31,11 +31,11 @@ scikit-learn's OneHotEncoder does with the same parameter.
 
 import math
 import numbers
-import os
 
 import numpy as np
 import scipy.sparse as sp
 
+from . import _memory
 from ._kernels.traversal import MAX_CATEGORY
 from .splitters._categorical import resolve_categorical
 
@@ -58,14 +58,6 @@ __all__ = [
 
 
 # ------------------------------------------------------------------ sparse
-def _available_memory():
-    """Bytes of physical memory available now, or None where the system does not say."""
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 def densify(X):
     """A sparse matrix as a dense float64 array; anything else unchanged.
 
@@ -79,7 +71,7 @@ def densify(X):
         return X
     n, m = X.shape
     need = float(n) * float(m) * 8.0
-    available = _available_memory()
+    available = _memory.available_memory()
     message = (f"X is a sparse matrix of shape ({n}, {m}); bivtree's searches read dense "
                f"columns, and its dense float64 copy needs {need / 2**30:.3g} GiB")
     if available is not None and need > available:

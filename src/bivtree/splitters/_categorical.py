@@ -53,6 +53,7 @@ subset separates one class's high-share categories from the rest.
 import numpy as np
 from numba import njit
 
+from .. import _memory
 from .._config import ITYPE, NUMBA_OPTS
 from .._kernels.scan import gather_node, scan_values
 from .._kernels.traversal import MAX_CATEGORY
@@ -330,6 +331,11 @@ def indicator_columns(X, categorical, rows=None):
     return columns, features, codes
 
 
+#: what a fit whose indicator columns do not fit in memory can do instead.
+_INDICATOR_WAY_OUT = ("group rare categories (max_categories) or test each categorical "
+                      "feature alone (splitter_options={'category_pairs': False})")
+
+
 class _IndicatorSearch:
     """The data of a fit with the categorical columns' indicators appended.
 
@@ -339,11 +345,29 @@ class _IndicatorSearch:
     """
 
     def __init__(self, data, categorical):
-        columns, self.feature, self.code = indicator_columns(data.X, categorical)
+        self.feature, self.code = category_indicators(data.X, categorical)
+        n, d = data.X.shape
+        need = float(n) * float(d + self.feature.size) * 8.0
+        message = (f"pairing the categories' indicators with the other features needs a "
+                   f"copy of X with {self.feature.size} indicator columns, {need / 2**30:.3g} "
+                   "GiB")
+        available = _memory.available_memory()
+        if available is not None and need > available:
+            raise MemoryError(f"{message}, more than the {available / 2**30:.3g} GiB available: "
+                              f"{_INDICATOR_WAY_OUT}")
+        try:
+            columns = np.empty((n, d + self.feature.size), order="F")
+        except MemoryError:
+            raise MemoryError(f"{message}, which could not be allocated: "
+                              f"{_INDICATOR_WAY_OUT}") from None
+        columns[:, :d] = data.X
+        for j, (f, c) in enumerate(zip(self.feature, self.code)):
+            column = data.X[:, f]
+            columns[:, d + j] = np.where(np.isnan(column), np.nan, (column == c).astype(float))
         self.data = data
-        self.n_features = data.n_features
+        self.n_features = d
         self.search = SplitData(
-            X=np.asfortranarray(np.hstack([data.X, columns])), labels=data.labels,
+            X=columns, labels=data.labels,
             targets=data.targets, sample_weight=data.sample_weight, n_classes=data.n_classes,
             criterion=data.criterion, min_samples_leaf=data.min_samples_leaf,
             min_weight_leaf=data.min_weight_leaf, has_missing=data.has_missing)
