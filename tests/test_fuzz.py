@@ -469,6 +469,15 @@ def _tiny_data(classifier):
     return X, y
 
 
+def _indicator_data():
+    """Two numbers and a column of category codes, the class a threshold on the first
+    number that depends on the category: trees with indicator slots."""
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.normal(size=(60, 2)), rng.integers(0, 4, 60)]).astype(float)
+    y = (X[:, 0] + 1.5 * (X[:, 2] == 1) > 0.3).astype(int)
+    return X, y
+
+
 def _is_valid(owner, name, value, table):
     try:
         check_params(owner, {name: value}, {name: table[name]})
@@ -605,9 +614,15 @@ def test_prediction_input_is_checked(cls, splitter, data):
 @given(data=st.data())
 def test_mutated_model_text_is_rejected_or_sound(data):
     """A model file with one value changed, a field removed or its text cut short loads as
-    a sound model or raises a ValueError; never another exception."""
-    X, y = _tiny_data(True)
-    model = BivariateTreeClassifier(max_depth=3).fit(X, y)
+    a sound model or raises a ValueError; never another exception. The models: one on
+    numbers (format version 2), one with category indicator slots (version 4)."""
+    if data.draw(st.booleans()):
+        X, y = _tiny_data(True)
+        model = BivariateTreeClassifier(max_depth=3).fit(X, y)
+    else:
+        X, y = _indicator_data()
+        model = BivariateTreeClassifier(max_depth=3, categorical_features=[2]).fit(X, y)
+        assert model.tree_.has_indicator_slots.any()
     doc = json.loads(to_json(model))
     how = data.draw(st.sampled_from(["truncate", "drop", "replace", "tree"]))
     if how == "truncate":
