@@ -36,6 +36,7 @@ from bivtree._tabular import INFREQUENT_LABEL
 from bivtree.splitters import SPLITTERS, SplitData
 from bivtree.splitters._categorical import WithCategories, best_subset_split
 from bivtree.splitters.lda import LDASplitter
+from bivtree.tree import mask_to_categories
 from test_splitter_contract import HYPOTHESIS, Model, check_routes_as_scored
 
 CRITERION_CODES = {**CLASSIFICATION_CRITERIA, **REGRESSION_CRITERIA}
@@ -288,20 +289,22 @@ def test_rules_print_category_values():
 
 def test_indicator_slots_print_category_values():
     # the score is a + 1.5 * [colour in {red, white}] - [size == 10]: the default search
-    # pairs the numeric column with a colour's indicator
+    # pairs the numeric column with the indicator of the other colours, a prefix of
+    # Breiman's order
     frame, y = categorical_fit_data(0, n=200)
     est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
     tree = est.tree_
     assert tree.has_indicator_slots[0] and tree.features[0].tolist() == [0, 2]
     assert tree.category_mask[0, 0] == 0
-    red = est.categories_[2].tolist().index("red")
-    assert tree.category_mask[0, 1] == 1 << red
+    colours = est.categories_[2].tolist()
+    assert mask_to_categories(tree.category_mask[0, 1]) == [
+        colours.index(c) for c in ("black", "blue", "green")]
     w, t = tree.weights[0, 1], tree.threshold[0]
-    rule = f"a + {w:.4g} * [colour in {{red}}] <= {t:.4g}"
+    rule = f"a {'+' if w > 0 else '-'} {abs(w):.4g} * [colour in {{black, blue, green}}] <= {t:.4g}"
     assert f"if {rule}:" in export_text(est)
     conditions = [c for row in export_rules(est) for c in row["conditions"]]
-    assert any(c["text"] == rule and c["indicator_categories"] == [None, [red]]
-               for c in conditions)
+    assert any(c["text"] == rule and c["indicator_categories"][0] is None
+               and len(c["indicator_categories"][1]) == 3 for c in conditions)
     assert rule in export_graphviz(est)
 
 
@@ -587,7 +590,8 @@ def test_indicator_views_name_category_values():
     est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
     tree = est.tree_
     assert tree.has_indicator_slots[0] and tree.features[0].tolist() == [0, 2]
-    name = est.categories_[2][int(tree.category_mask[0, 1]).bit_length() - 1]
+    codes = mask_to_categories(tree.category_mask[0, 1])
+    name = ", ".join(est.categories_[2][c] for c in codes)
     # the plots' rows, the page's plot and the explained step all name the set by value
     ax = plot_tree(est, frame, y)
     root = next(a for a in ax.child_axes if a.get_label() == "node 0")
@@ -598,5 +602,5 @@ def test_indicator_views_name_category_values():
     page = export_html(est, frame, y)
     assert f'"y_ticks":["not","colour in {{{name}}}"]' in page
     step = explain(est, frame.iloc[[0]]).steps[0]
-    assert step.indicator_categories[1] == (int(tree.category_mask[0, 1]).bit_length() - 1,)
+    assert step.indicator_categories[1] == tuple(codes)
     assert f"[colour in {{{name}}}]" in step.rule

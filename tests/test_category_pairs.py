@@ -26,8 +26,9 @@ from bivtree.splitters import SplitData
 from bivtree.splitters._base import make_split
 from bivtree.splitters._categorical import (
     _IndicatorSearch,
-    category_indicators,
-    indicator_columns,
+    indicator_column,
+    indicator_sets,
+    n_indicator_sets,
 )
 from bivtree.tree import categories_to_mask
 
@@ -64,8 +65,29 @@ def test_a_threshold_that_depends_on_a_category_is_one_node():
         below = x[(c == 2) == bool(inside)]
         limit = t - w * inside
         assert below[below <= cut].max() <= limit < below[below > cut].min()
-    assert clf.split_info_[0]["indicators"] == [[1, 2]]
+    assert clf.split_info_[0]["indicators"] == [[1, [2]]]
     assert "[x1 in {2}]" in export_text(clf, feature_names=["x0", "x1"])
+
+
+def test_a_threshold_that_depends_on_a_group_of_categories_is_one_node():
+    # the group {0, 2, 4} has the lower share of class 1 (x <= 0 against x <= 1.5): a
+    # prefix of Breiman's order over the fit
+    rng = np.random.default_rng(10)
+    n = 600
+    x = rng.uniform(-4, 4, n)
+    c = rng.integers(0, 6, n).astype(float)
+    group = np.isin(c, [0, 2, 4])
+    y = (x <= np.where(group, 0.0, 1.5)).astype(int)
+    X = np.column_stack([x, c])
+    clf = BivariateTreeClassifier(categorical_features=[1]).fit(X, y)
+    tree = clf.tree_
+    assert tree.node_count == 3 and clf.score(X, y) == 1.0
+    assert tree.category_mask[0].tolist() == [0, categories_to_mask([0, 2, 4])]
+    assert clf.split_info_[0]["indicators"] == [[1, [0, 2, 4]]]
+    # the category-set search alone takes more nodes
+    singles = BivariateTreeClassifier(categorical_features=[1],
+                                      splitter_options={"category_pairs": False}).fit(X, y)
+    assert singles.tree_.node_count > 3
 
 
 def test_two_categories_in_conjunction_are_one_node():
@@ -98,7 +120,9 @@ def test_one_indicator_alone_is_stored_as_its_category_set_with_the_sides_swappe
                      sample_weight=np.ones(n), n_classes=2,
                      criterion=CLASSIFICATION_CRITERIA["gini"], has_missing=True)
     search = _IndicatorSearch(data, [1])
-    assert search.feature.tolist() == [1] * 5 and search.code.tolist() == [0, 1, 2, 3, 4]
+    # five categories: one indicator each, then the prefixes of 2 and 3 of Breiman's order
+    assert search.feature.tolist() == [1] * 7
+    assert search.mask[:5].tolist() == [categories_to_mask([c]) for c in range(5)]
     column = 2 + 3  # the indicator of code 3
     found = make_split([column, -1], [1.0, 0.0], 0.5, 7.25, missing_left=missing_left)
     stored = search.stored(found)
@@ -117,14 +141,39 @@ def test_one_indicator_alone_is_stored_as_its_category_set_with_the_sides_swappe
 
 
 def test_indicator_columns_read_what_the_stored_slot_reads():
-    X = np.array([[0.0, 1.0], [1.0, np.nan], [2.0, 3.0], [0.5, 1.0], [1.0, 3.0]])
-    features, codes = category_indicators(X, [0, 1])
-    # column 0 has three codes (0.5 is not one: the estimators refuse it; here it just
-    # reads 0 in every indicator), column 1 two: one indicator, the other is its complement
-    assert features.tolist() == [0, 0, 0, 0, 1] and codes.tolist() == [0, 0, 1, 2, 1]
-    columns, _, _ = indicator_columns(X[[0, 1, 2, 4]], [0, 1])
-    np.testing.assert_array_equal(columns[:, -1], [1.0, np.nan, 0.0, 0.0])
-    np.testing.assert_array_equal(columns[:, 0], [1.0, 0.0, 0.0, 0.0])
+    column = np.array([0.0, 1.0, np.nan, 2.0, 0.5, 63.0, 64.0, -1.0, 5.0])
+    mask = categories_to_mask([0, 5, 63])
+    got = indicator_column(column, mask)
+    np.testing.assert_array_equal(got, [1.0, 0.0, np.nan, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    # the routing's own indicator, value by value
+    for x, value in zip(column, got):
+        if np.isnan(x):
+            assert np.isnan(value)
+        else:
+            assert value == float(naive.in_category_set(x, mask))
+
+
+def test_indicator_sets_are_the_categories_and_the_prefixes_of_breimans_order():
+    rng = np.random.default_rng(9)
+    n = 400
+    codes = rng.integers(0, 6, n).astype(float)
+    codes[:5] = np.nan
+    two = rng.integers(3, 5, n).astype(float)
+    share = np.array([0.9, 0.1, 0.7, 0.3, 0.5, 0.05])  # class-1 share of each code
+    labels = (rng.random(n) < share[np.nan_to_num(codes, nan=0).astype(int)]).astype(np.int64)
+    X = np.column_stack([codes, two, np.zeros(n)])
+    data = SplitData(X=np.asfortranarray(X), labels=labels, targets=np.zeros(n),
+                     sample_weight=np.ones(n), n_classes=2,
+                     criterion=CLASSIFICATION_CRITERIA["gini"], has_missing=True)
+    feature, masks = indicator_sets(data, [0, 1, 2])
+    known = ~np.isnan(codes)
+    observed = [labels[known][codes[known] == c].mean() for c in range(6)]
+    order = np.argsort(observed, kind="stable")
+    expected = ([categories_to_mask([c]) for c in range(6)]
+                + [categories_to_mask(order[:k].tolist()) for k in (2, 3, 4)]
+                + [categories_to_mask([3])])  # column 1: one indicator; column 2: none
+    assert feature.tolist() == [0] * 9 + [1] and masks.tolist() == expected
+    assert n_indicator_sets(X, [0, 1, 2]) == 10
 
 
 @pytest.mark.parametrize("estimator", [BivariateTreeClassifier, BivariateTreeRegressor])
@@ -175,8 +224,8 @@ def test_the_pair_check_counts_the_indicators():
     n = 50
     X = np.column_stack([rng.normal(size=n), rng.integers(0, 6, n)]).astype(float)
     y = rng.integers(0, 2, n)
-    # one numeric column and six indicators: 7 columns, 21 pairs
-    with pytest.raises(ValueError, match="21 feature pairs"):
+    # one numeric column, six categories' indicators and three prefixes': 10 columns, 45 pairs
+    with pytest.raises(ValueError, match="45 feature pairs"):
         BivariateTreeClassifier(splitter="auto", max_pairs=20,
                                 splitter_options={"exhaustive_work": 10 ** 9},
                                 categorical_features=[1]).fit(X, y)
@@ -241,7 +290,7 @@ def test_indicator_columns_too_large_for_memory_say_so(monkeypatch):
     rng = np.random.default_rng(7)
     X = np.column_stack([rng.normal(size=100), rng.integers(0, 5, 100)]).astype(float)
     y = rng.integers(0, 2, 100)
-    with pytest.raises(MemoryError, match=r"5 indicator columns.*GiB.*max_categories.*"
+    with pytest.raises(MemoryError, match=r"7 indicator columns.*GiB.*max_categories.*"
                                           r"category_pairs"):
         BivariateTreeClassifier(categorical_features=[1]).fit(X, y)
     # the way out it names

@@ -338,13 +338,14 @@ def test_an_indicator_step_prints_its_sum_with_category_values():
     result = explain(est, frame.iloc[3])
     assert result.path == est.decision_path(frame.iloc[[3]]).indices.tolist()
     step = result.steps[0]
-    (code,) = step.indicator_categories[1]
-    name = est.categories_[2][code]
+    codes = step.indicator_categories[1]
+    name = ", ".join(est.categories_[2][c] for c in codes)
     assert step.rule == export_text(est, decimals=None).splitlines()[0][3:-1]
     assert f"[colour in {{{name}}}]" in step.rule
     line = str(result).splitlines()[2]
-    w = format_number(tree.weights[0, 1], 4)
-    assert line.startswith(f"  node 0: a + {w} * [colour in {{{name}}}] = "
+    w = tree.weights[0, 1]
+    term = f"{'+' if w > 0 else '-'} {format_number(abs(w), 4)}"
+    assert line.startswith(f"  node 0: a {term} * [colour in {{{name}}}] = "
                            f"{format_number(step.projection, 5)} <= ")
     # a missing colour: the node's missing side, named as such
     missing = explain(est, frame.iloc[[3]].assign(colour=None))

@@ -425,9 +425,11 @@ def test_node_entries_carry_the_indicator_sets(wine):
         assert f"if {n['rule']}:" in text and f"# {n['else']}" in text
     root = data["nodes"][0]
     assert root["features"] == [0, 2]  # a and colour
-    (code,) = root["indicator_categories"][1]
-    assert root["indicator_categories"] == [None, [code]]
-    assert f"[colour in {{{clf.categories_[2][code]}}}]" in root["rule"]
+    codes = root["indicator_categories"][1]
+    assert root["indicator_categories"][0] is None and codes
+    assert codes == [c for c in range(64) if (int(clf.tree_.category_mask[0, 1]) >> c) & 1]
+    name = ", ".join(clf.categories_[2][c] for c in codes)
+    assert f"[colour in {{{name}}}]" in root["rule"]
     # a node without indicator slots says so per slot; a categorical one has its set instead
     wine_clf, X, wine_y = wine
     for n in page_data(export_html(wine_clf, X, wine_y))["nodes"]:
@@ -609,7 +611,7 @@ def test_the_script_routes_indicator_slots_as_apply(tmp_path):
     tree = clf.tree_
     page = export_html(clf, frame, y)
     X = clf._validate_X_predict(frame)  # the codes the page's search box takes
-    (code,) = page_data(page)["nodes"][0]["indicator_categories"][1]
+    code = page_data(page)["nodes"][0]["indicator_categories"][1][0]  # one of the set
     rows = [X[k].copy() for k in (0, 3, 5, 7, 33)]
     rows[1][2] = code
     rows[2][2] = np.nan  # a missing colour
@@ -642,8 +644,9 @@ def test_the_script_draws_each_row_s_cut(tmp_path):
     assert len(drawn) == len(expected) == 2
     np.testing.assert_allclose(drawn, expected, atol=1e-6)
     labels = re.findall(r'<text[^>]*transform="rotate\(-90 35 [^"]*\)">([^<]*)</text>', svg)
-    (code,) = data["nodes"][0]["indicator_categories"][1]
-    assert labels == ["not", f"colour in {{{clf.categories_[2][code]}}}"]
+    codes = data["nodes"][0]["indicator_categories"][1]
+    name = ", ".join(clf.categories_[2][c] for c in codes)
+    assert labels == ["not", f"colour in {{{name}}}"]
     assert svg.count('class="yes"') == sum(p[4] for p in plot["pieces"])
     assert tree.has_indicator_slots[0]
 

@@ -760,7 +760,7 @@ def test_an_indicator_node_keeps_the_missing_strip_and_marks_a_sample_there():
     assert u > np.nanmax(X[:, tree.features[node, 0]])
     # a sample of a code outside every set reads 0: the "not" row
     row = X[0].copy()
-    row[2] = 1.0 if not in_set(1.0, tree.category_mask[node, 1]) else 0.0
+    row[2] = next(c for c in range(64) if not in_set(float(c), tree.category_mask[node, 1]))
     ax = plot_split(estimator, node, X, y, highlight=row)
     assert highlight_marker(ax).get_offsets()[0].tolist() == [row[0], 0.0]
 

@@ -18,17 +18,18 @@ search shares about such features:
   candidate offering its best subset split, the better of all kept (so
   bivariate rules never mix in a category code as if it were a number).
 
-**Indicator pairs.** A category's indicator ``[x_c in {k}]`` is a 0/1 column
-(NaN where ``x_c`` is missing). Searched as a column beside the numeric ones, it
-lets a pair search find ``x7 + 0.3 * [colour in {red}] <= 2`` (two thresholds on
-``x7``, one per side of the category) and, between two indicators, ``colour in
-{red} and size in {L}``. The rule is stored on the categorical feature itself
-with the category's set in the slot (``Tree.category_mask``), whose indicator
-the routing computes as exactly the 0, 1 or NaN of the searched column, so the
-stored rule routes every sample as the search scored it. A rule on one
-indicator alone is stored as the categorical node ``x_c in {k}`` with its
-children's roles swapped (the left side of ``[x_c in {k}] <= t`` is the
-complement), which has the same objective.
+**Indicator pairs.** A category set's indicator ``[x_c in S]`` is a 0/1 column
+(NaN where ``x_c`` is missing); the sets are each single category and the
+prefixes of Breiman's order over the fit (:func:`indicator_sets`). Searched as
+a column beside the numeric ones, it lets a pair search find
+``x7 + 0.3 * [colour in {red}] <= 2`` (two thresholds on ``x7``, one per side of
+the set) and, between two indicators, ``colour in {red} and size in {L}``. The
+rule is stored on the categorical feature itself with the set in the slot
+(``Tree.category_mask``), whose indicator the routing computes as exactly the 0,
+1 or NaN of the searched column, so the stored rule routes every sample as the
+search scored it. A rule on one indicator alone is stored as the categorical
+node ``x_c in S`` with its children's roles swapped (the left side of
+``[x_c in S] <= t`` is the complement), which has the same objective.
 
 **Exact for two classes and for regression.** Sort the categories by their
 weighted share of class 1 (two classes) or by their weighted mean target
@@ -57,16 +58,17 @@ from .. import _memory
 from .._config import ITYPE, NUMBA_OPTS
 from .._kernels.scan import gather_node, scan_values
 from .._kernels.traversal import MAX_CATEGORY
-from ..tree import categories_to_mask, slot_masks
+from ..tree import MASK_DTYPE, categories_to_mask, mask_to_categories, slot_masks
 from ._base import BEATS_TOLERANCE, SplitData, make_split
 
 __all__ = [
     "WithCategories",
     "best_subset_split",
-    "category_indicators",
     "category_orders",
     "check_category_codes",
-    "indicator_columns",
+    "indicator_column",
+    "indicator_sets",
+    "n_indicator_sets",
     "node_categories",
     "resolve_categorical",
     "subset_below",
@@ -281,54 +283,82 @@ def best_subset_split(data, samples, feature):
 
 
 # ------------------------------------------------------------------ indicators
-def category_indicators(X, categorical, rows=None):
-    """The categorical column and category of each indicator :func:`indicator_columns` makes.
+def _present_categories(column):
+    """The distinct codes of a categorical column (NaN left out), as int64."""
+    return np.unique(column[~np.isnan(column)]).astype(ITYPE)
 
-    A column of two categories gets one indicator (the other is its complement,
-    which splits the same way), a column of one none.
+
+def n_indicator_sets(X, categorical):
+    """How many indicator columns :func:`indicator_sets` makes for ``X``'s categories."""
+    total = 0
+    for f in categorical:
+        k = _present_categories(X[:, f]).size
+        total += 0 if k < 2 else 1 if k == 2 else k + max(0, k - 3)
+    return total
+
+
+def indicator_sets(data, categorical):
+    """The categorical column and the category set of each indicator column of a fit.
+
+    For a column with ``k`` categories: the indicator of each category (one for
+    ``k = 2``: the other is its complement, which splits the same way; none for
+    ``k = 1``), then, for ``k >= 4``, the prefixes of 2 to ``k - 2`` categories of
+    Breiman's order over the fit's samples (:func:`category_orders`: share of the
+    second class for two classes, mean target for regression; with more classes,
+    the share of the heaviest class, one order of the node's heuristic). The
+    prefixes are the subsets the best subset of the whole fit is drawn from; a
+    pair search can then tilt a numeric cut by a group of categories that act
+    alike (``x7 + 0.3 * [age in {30-39, 40-49}]``) and not only by one.
+
+    Parameters
+    ----------
+    data : SplitData
+    categorical : array-like of int
 
     Returns
     -------
-    feature, code : ndarray of int64
+    feature : ndarray of int64
+    mask : ndarray of uint64
+        The set of each indicator (bit ``c``: code ``c``).
     """
-    features, codes = [], []
+    features, masks = [], []
+    weights = data.sample_weight
     for f in categorical:
-        column = X[:, f] if rows is None else X[rows, f]
-        present = np.unique(column[~np.isnan(column)]).astype(ITYPE)
+        column = data.X[:, f]
+        present = _present_categories(column)
         if present.size < 2:
             continue
         for c in present[:1] if present.size == 2 else present:
             features.append(int(f))
-            codes.append(int(c))
-    return np.asarray(features, dtype=ITYPE), np.asarray(codes, dtype=ITYPE)
+            masks.append(categories_to_mask([c]))
+        if present.size < 4:
+            continue
+        known = np.flatnonzero(~np.isnan(column) & (weights > 0))
+        inverse = np.searchsorted(present, column[known].astype(ITYPE))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            keys = category_orders(inverse, present.size, data.labels[known],
+                                   data.targets[known], weights[known], data.n_classes)
+        row = 0
+        if keys.shape[0] > 1:
+            class_w = np.bincount(data.labels[known], weights=weights[known],
+                                  minlength=data.n_classes)
+            row = int(np.searchsorted(np.flatnonzero(class_w > 0), np.argmax(class_w)))
+        # NaN keys (a category of zero-weight rows only) last, ties by code
+        order = present[np.argsort(np.nan_to_num(keys[row], nan=np.inf), kind="stable")]
+        for length in range(2, present.size - 1):
+            features.append(int(f))
+            masks.append(categories_to_mask(order[:length]))
+    return np.asarray(features, dtype=ITYPE), np.asarray(masks, dtype=MASK_DTYPE)
 
 
-def indicator_columns(X, categorical, rows=None):
-    """The indicator of every category of the ``categorical`` columns, as columns.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    categorical : array-like of int
-        Columns of integer codes in ``[0, 63]`` (NaN: missing).
-    rows : ndarray of int, default=None
-        The rows whose codes count (the fitted ones); ``None``: all.
-
-    Returns
-    -------
-    columns : ndarray of float64, shape (n_samples, n_indicators), Fortran order
-        1.0 where the row's code is the category, 0.0 where it is another one,
-        NaN where it is missing.
-    feature, code : ndarray of int64, shape (n_indicators,)
-        The categorical column and the category of each indicator
-        (:func:`category_indicators`).
-    """
-    features, codes = category_indicators(X, categorical, rows)
-    columns = np.empty((X.shape[0], features.size), order="F")
-    for j, (f, c) in enumerate(zip(features, codes)):
-        column = X[:, f]
-        columns[:, j] = np.where(np.isnan(column), np.nan, (column == c).astype(float))
-    return columns, features, codes
+def indicator_column(column, mask):
+    """The 0/1 indicator of a category set over a column of codes (NaN stays NaN): the
+    value an indicator slot reads (``_kernels/traversal.slot_value``)."""
+    codes = np.nan_to_num(column, nan=-1.0)
+    inside = (codes >= 0) & (codes <= MAX_CATEGORY) & (codes == np.floor(codes))
+    bits = np.where(inside, codes, 0).astype(np.uint64)
+    inside &= ((np.uint64(mask) >> bits) & np.uint64(1)) == 1
+    return np.where(np.isnan(column), np.nan, inside.astype(float))
 
 
 #: what a fit whose indicator columns do not fit in memory can do instead.
@@ -341,11 +371,12 @@ class _IndicatorSearch:
 
     ``data`` is the fit's :class:`SplitData` (columns ``0..d-1``); ``search``
     the same with the indicator columns ``d, d+1, ...`` appended, ``feature``
-    and ``code`` the categorical column and category of each.
+    and ``mask`` the categorical column and category set of each
+    (:func:`indicator_sets`).
     """
 
     def __init__(self, data, categorical):
-        self.feature, self.code = category_indicators(data.X, categorical)
+        self.feature, self.mask = indicator_sets(data, categorical)
         n, d = data.X.shape
         need = float(n) * float(d + self.feature.size) * 8.0
         message = (f"pairing the categories' indicators with the other features needs a "
@@ -361,9 +392,8 @@ class _IndicatorSearch:
             raise MemoryError(f"{message}, which could not be allocated: "
                               f"{_INDICATOR_WAY_OUT}") from None
         columns[:, :d] = data.X
-        for j, (f, c) in enumerate(zip(self.feature, self.code)):
-            column = data.X[:, f]
-            columns[:, d + j] = np.where(np.isnan(column), np.nan, (column == c).astype(float))
+        for j, (f, mask) in enumerate(zip(self.feature, self.mask)):
+            columns[:, d + j] = indicator_column(data.X[:, f], mask)
         self.data = data
         self.n_features = d
         self.search = SplitData(
@@ -390,15 +420,16 @@ class _IndicatorSearch:
         masks = slot_masks(split.category_mask, features.shape[0])
         j = features[on_indicator] - self.n_features
         features[on_indicator] = self.feature[j]
-        masks[on_indicator] = [categories_to_mask([c]) for c in self.code[j]]
+        masks[on_indicator] = self.mask[j]
         info = dict(split.info, indicators=[
-            [int(self.feature[i]), int(self.code[i])] for i in j])
+            [int(self.feature[i]), mask_to_categories(self.mask[i])] for i in j])
         if np.count_nonzero(features >= 0) == 1:
-            # ``[x_c in {k}] <= t`` sends the other categories left: stored as the
-            # categorical node "x_c in {k}", left and right swapped (same objective)
+            # ``[x_c in S] <= t`` sends the other categories left: stored as the
+            # categorical node "x_c in S", left and right swapped (same objective)
             return make_split(features, split.weights, 0.0, split.objective,
                               category_mask=masks, missing_left=not split.missing_left,
-                              **dict(info, kind="categorical", categories=[int(self.code[j[0]])]))
+                              **dict(info, kind="categorical",
+                                     categories=mask_to_categories(self.mask[j[0]])))
         return make_split(features, split.weights, split.threshold, split.objective,
                           category_mask=masks, missing_left=split.missing_left, **info)
 
@@ -439,7 +470,7 @@ class WithCategories:
         """How many indicator columns the numeric search gets on ``X`` (0 without pairs)."""
         if not self.indicator_pairs:
             return 0
-        return category_indicators(X, self.categorical)[0].size
+        return n_indicator_sets(X, self.categorical)
 
     def prepare(self, data):
         self.is_categorical_ = np.zeros(data.n_features, dtype=bool)
