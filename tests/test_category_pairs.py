@@ -13,15 +13,17 @@
   alone; the pair count the estimator checks includes the indicators.
 """
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import naive
-from bivtree import BivariateTreeClassifier, BivariateTreeRegressor, export_text
+from bivtree import BivariateTreeClassifier, BivariateTreeRegressor, export_rules, export_text
 from bivtree._config import CLASSIFICATION_CRITERIA
 from bivtree._kernels.traversal import partition_samples
-from bivtree.formatting import format_rule
+from bivtree.formatting import format_rule, indicator_reading
 from bivtree.splitters import SplitData
 from bivtree.splitters._base import make_split
 from bivtree.splitters._categorical import (
@@ -312,3 +314,59 @@ def test_one_and_two_threads_grow_the_same_tree_with_indicators():
     two = BivariateTreeClassifier(n_jobs=2).fit(frame, y)
     assert one.tree_.has_indicator_slots.sum() >= 10 and one.tree_.node_count > 200
     assert one.tree_ == two.tree_
+
+
+@pytest.mark.parametrize("features, weights, masks, op, expected", [
+    ([0, 1], [1.0, -2.0], [0, 4], "<=", "x <= 3 if c in {2}, else x <= 1"),
+    ([0, 1], [1.0, -2.0], [0, 4], ">", "x > 3 if c in {2}, else x > 1"),
+    # the indicator first, a numeric weight that is not 1
+    ([1, 0], [1.0, 0.5], [4, 0], "<=", "x <= 0 if c in {2}, else x <= 2"),
+    # a negative numeric weight turns the comparison round
+    ([0, 1], [-0.5, 1.0], [0, 4], "<=", "x >= 0 if c in {2}, else x >= -2"),
+    ([0, 1], [-0.5, 1.0], [0, 4], ">", "x < 0 if c in {2}, else x < -2"),
+    # two indicators, or none: no thresholds to read
+    ([0, 1], [1.0, 1.0], [4, 4], "<=", None),
+    ([0, 1], [1.0, 1.0], [0, 0], "<=", None),
+])
+def test_a_threshold_that_depends_on_a_category_reads_as_its_two_values(
+        features, weights, masks, op, expected):
+    names = ["x", "c"]
+    assert indicator_reading(features, weights, 1.0, names, op=op,
+                             category_mask=masks) == expected
+    if expected is None:
+        return
+    # the reading and the test agree away from the thresholds
+    for x in np.linspace(-5, 5, 41):
+        for c in (2.0, 0.0):
+            row = np.array([x, c])
+            holds = naive.goes_left(row, features, weights, 1.0, masks)
+            if op == ">":
+                holds = not holds
+            inside = expected.split(" if ")[0] if c == 2.0 else expected.split(", else ")[1]
+            _, cmp, value = inside.split(" ")
+            value = float(value)
+            if x != value:
+                assert holds == {"<=": x <= value, "<": x < value, ">=": x >= value,
+                                 ">": x > value}[cmp]
+
+
+def test_export_text_and_rules_give_the_two_thresholds():
+    rng = np.random.default_rng(0)
+    n = 400
+    x = rng.uniform(-4, 4, n)
+    c = rng.integers(0, 4, n).astype(float)
+    y = (x <= np.where(c == 2, -1.0, 1.5)).astype(int)
+    clf = BivariateTreeClassifier(categorical_features=[1]).fit(np.column_stack([x, c]), y)
+    tree = clf.tree_
+    reading = indicator_reading(tree.features[0], tree.weights[0], tree.threshold[0],
+                                ["x0", "x1"], category_mask=tree.category_mask[0])
+    inside, outside = (float(v) for v in re.fullmatch(
+        r"x0 <= (\S+) if x1 in \{2\}, else x0 <= (\S+)", reading).groups())
+    # each threshold falls between the samples of its side of the category (to 4 digits)
+    for value, group, cut in ((inside, c == 2, -1.0), (outside, c != 2, 1.5)):
+        assert x[group][x[group] <= cut].max() - 1e-3 <= value < x[group][x[group] > cut].min()
+    assert export_text(clf, feature_names=["x0", "x1"]).splitlines()[0].endswith(
+        f":  # {reading}")
+    rules = export_rules(clf, feature_names=["x0", "x1"])
+    assert [c["reading"] for row in rules for c in row["conditions"]] == [
+        reading, reading.replace("<=", ">")]

@@ -21,6 +21,7 @@ from .formatting import (
     format_categories,
     format_number,
     format_rule,
+    indicator_reading,
     leaf_error,
     missing_text,
     ratio_rule,
@@ -85,7 +86,10 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
         Leaves give the class and weighted class counts (or the mean value)
         with the number of training samples. A categorical node reads
         ``if colour in {1, 3, 4}:`` (its ``else`` branch: ``colour not in {1, 3, 4}``,
-        which includes every code the node never saw).
+        which includes every code the node never saw). A node whose threshold
+        depends on a category, ``if x7 + 0.3 * [colour in {1, 3}] <= 2:``, adds
+        its two thresholds as a comment: ``# x7 <= 1.7 if colour in {1, 3}, else
+        x7 <= 2``.
 
     Examples
     --------
@@ -126,7 +130,10 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
         # a tree grown with missing values says on which branch they go
         left = tree.missing_learned and bool(tree.missing_go_left[node])
         right = tree.missing_learned and not left
-        lines.append(f"{pad}if {format_rule(*args, category_mask=mask, missing=left)}:")
+        line = f"{pad}if {format_rule(*args, category_mask=mask, missing=left)}:"
+        # a threshold that depends on a category: its two values, for reading
+        reading = indicator_reading(*args, category_mask=mask)
+        lines.append(line if reading is None else f"{line}  # {reading}")
         stack.append((tree.children_right[node], depth + 1, None))
         otherwise = format_rule(*args, op=">", category_mask=mask, missing=right)
         stack.append((node, depth, f"{pad}else:  # {otherwise}"))
@@ -255,6 +262,10 @@ def _condition(key, entry, names, signs, decimals, learned):
             # the slots that read a category set's indicator, and their sets
             out["indicator_categories"] = [mask_to_categories(m) if m else None
                                            for m in masks]
+            reading = indicator_reading(feats, wts, t, names, decimals, op=op,
+                                        category_mask=masks)
+            if reading is not None:
+                out["reading"] = reading
     if learned:
         out["missing"] = bool(missing)
     return out
@@ -303,7 +314,10 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
           ``categories`` (sorted codes) and ``threshold`` ``None``. For a tree
           grown with missing values, ``missing`` says whether a sample missing
           a feature of the condition passes it (the text then ends in
-          ``"or x7 is missing"``);
+          ``"or x7 is missing"``). A test reading category indicators has
+          ``indicator_categories`` (per slot, the codes of its set or ``None``)
+          and, with one numeric slot, ``reading``: its two thresholds, e.g.
+          ``"x7 <= 1.7 if colour in {1, 3}, else x7 <= 2"``;
         - ``prediction``: the class (or ``class_names`` entry), or the mean value;
         - ``class_counts``: weighted class counts as ``{class: count}`` (classifier);
         - ``n_samples``, ``weighted_n_samples``: training samples at the leaf;

@@ -31,6 +31,7 @@ __all__ = [
     "format_categories",
     "format_number",
     "format_rule",
+    "indicator_reading",
     "leaf_error",
     "missing_text",
     "ratio_rule",
@@ -185,6 +186,53 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
         # a unit weight reads "x - y", not "x - 1 * y"
         terms.append(f"{sign} {name}" if magnitude == "1" else f"{sign} {magnitude} * {name}")
     return f"{' '.join(terms)} {op} {format_number(threshold, decimals)}{clause}"
+
+
+def indicator_reading(features, weights, threshold, feature_names, decimals=DEFAULT_DECIMALS,
+                      op="<=", category_mask=0):
+    """A test of one numeric slot and one indicator slot as its two thresholds, or None.
+
+    ``x + w * [c in S] <= t`` holds for ``x <= t - w`` when ``c`` is in ``S`` and for
+    ``x <= t`` otherwise, which reads ``"x <= t - w if c in S, else x <= t"`` (the
+    comparison turned round when the numeric weight is negative). The thresholds
+    are computed for reading: the node's own test is :func:`format_rule`'s. Any
+    other test (and the one sending every known value left) gives None.
+
+    Parameters
+    ----------
+    features, weights : sequences
+        Slots of the node; features ``< 0`` are unused.
+    threshold : float
+    feature_names : sequence of str
+    decimals : int or None
+        Significant digits of the thresholds; ``None`` prints them exactly.
+    op : {"<=", ">"}
+        The test (left branch) or its negation (right branch).
+    category_mask : int or sequence of int
+        The slots' category sets (see :func:`format_rule`).
+
+    Returns
+    -------
+    str or None
+    """
+    masks = [int(m) for m in np.atleast_1d(category_mask)]
+    masks += [0] * (len(features) - len(masks))
+    used = [k for k, f in enumerate(features) if f >= 0]
+    numeric = [k for k in used if not masks[k]]
+    indicator = [k for k in used if masks[k]]
+    if (len(numeric) != 1 or len(indicator) != 1 or threshold >= ALL_KNOWN_LEFT
+            or op not in ("<=", ">")):
+        return None
+    (x,), (z,) = numeric, indicator
+    if weights[x] == 0.0:
+        return None
+    op = {(True, "<="): "<=", (True, ">"): ">", (False, "<="): ">=", (False, ">"): "<"}[
+        (bool(weights[x] > 0), op)]
+    name = feature_names[int(features[x])]
+    inside = format_number((threshold - weights[z]) / weights[x], decimals)
+    outside = format_number(threshold / weights[x], decimals)
+    group = format_categories(feature_names[int(features[z])], mask_to_categories(masks[z]))
+    return f"{name} {op} {inside} if {group}, else {name} {op} {outside}"
 
 
 def _indicator_logic(features, weights, threshold, masks, feature_names, left):
