@@ -271,18 +271,34 @@ def test_two_indicators_read_as_the_boolean_rule_they_are(weights, threshold, le
         assert text.startswith(f"({left})")
 
 
-def test_tao_selection_starts_from_trees_without_indicator_slots():
-    from bivtree import TAOTreeClassifierCV
+@pytest.mark.parametrize("estimator", [BivariateTreeClassifier, BivariateTreeRegressor])
+def test_tao_keeps_or_replaces_the_indicator_slots_of_its_initial_tree(estimator):
+    from bivtree import TAOTreeClassifier, TAOTreeRegressor
 
     rng = np.random.default_rng(6)
-    n = 120
-    frame = pd.DataFrame({"a": rng.normal(size=n), "colour": rng.choice(list("pqr"), n)})
-    y = (frame.a + (frame.colour == "q") * 1.5 > 0.4).astype(int).to_numpy()
-    # the default search's trees hold indicator slots here; TAO would refuse them
-    assert BivariateTreeClassifier().fit(frame, y).tree_.has_indicator_slots.any()
-    cv = TAOTreeClassifierCV(bivariate_splitter="auto", feature_costs=(1.0,), n_lambdas=3,
-                             cv=2, random_state=0).fit(frame, y)
-    assert not cv.tree_.has_indicator_slots.any() and cv.score(frame, y) > 0.8
+    n = 300
+    frame = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                          "colour": rng.choice(list("pqrs"), n)})
+    score = frame.a + (frame.colour == "q") * 1.5 + 0.3 * rng.normal(size=n)
+    classify = estimator is BivariateTreeClassifier
+    y = (score > 0.4).astype(int).to_numpy() if classify else score.to_numpy()
+    start = estimator(max_depth=4, random_state=0).fit(frame, y)
+    assert start.tree_.has_indicator_slots.any()
+    tao_cls = TAOTreeClassifier if classify else TAOTreeRegressor
+    tao = tao_cls(init=start, alpha=1e-3).fit(frame, y)
+    # TAO never increases its objective from the initial tree's (iteration 0 of its path)
+    assert tao.objective_ <= tao.objective_path_[0] * (1 + 1e-12) + 1e-12
+    codes = tao._validate_X_predict(frame)
+    np.testing.assert_array_equal(tao.apply(frame), walk_leaves(tao.tree_, codes))
+    # the selector grows the default search's trees as its bivariate initial trees
+    from bivtree import TAOTreeClassifierCV, TAOTreeRegressorCV
+
+    cv_cls = TAOTreeClassifierCV if classify else TAOTreeRegressorCV
+    cv = cv_cls(bivariate_splitter="auto", feature_costs=(1.0,), n_lambdas=3, cv=2,
+                random_state=0).fit(frame, y)
+    best = cv.best_estimator_
+    np.testing.assert_array_equal(best.apply(frame),
+                                  walk_leaves(best.tree_, best._validate_X_predict(frame)))
 
 
 def test_indicator_columns_too_large_for_memory_say_so(monkeypatch):

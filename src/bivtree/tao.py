@@ -174,8 +174,11 @@ class TAOState:
     def from_tree(cls, tree, regression, categorical=()):
         """The structure and parameters of a :class:`Tree` (at most two features per node).
 
-        Its categorical nodes must test one of the ``categorical`` columns,
-        and its linear nodes none of them.
+        Its categorical nodes must test one of the ``categorical`` columns, and
+        its linear nodes read those columns only through indicator slots (a
+        category set's indicator, as the default search grows them). TAO keeps
+        such a node while no rule of its own search (numeric rules, category
+        sets) does better, and scores it at the cost of a bivariate node.
         """
         is_cat = np.zeros(tree.n_features, dtype=bool)
         is_cat[np.asarray(categorical, dtype=ITYPE)] = True
@@ -186,13 +189,11 @@ class TAOState:
             raise ValueError("the initial tree has categorical (subset) nodes on columns TAO "
                              "was not told are categorical; pass the same "
                              "categorical_features")
-        if np.any(tree.has_indicator_slots):
-            raise ValueError("the initial tree has nodes with category indicator slots; TAO "
-                             "starts from trees without them (grow the initial tree with "
-                             "splitter_options={'category_pairs': False})")
-        if np.any(linear[:, None] & (tree.features >= 0) & is_cat[tested]):
-            raise ValueError("the initial tree has linear nodes on categorical columns; TAO "
-                             "gives those columns category-set rules only")
+        indicator = tree.category_mask != 0
+        if np.any(linear[:, None] & (tree.features >= 0) & (is_cat[tested] != indicator)):
+            raise ValueError("the initial tree has linear nodes that read categorical columns "
+                             "as numbers, or category sets of columns TAO was not told are "
+                             "categorical; pass the same categorical_features")
         used = tree.n_node_features
         if np.any(used > 2):
             raise ValueError("the initial tree has nodes with more than two features; TAO "
@@ -329,13 +330,15 @@ class ReducedProblem(NamedTuple):
 
 class Rule(NamedTuple):
     """A decision rule ``sum_k weights[k] * x[features[k]] <= threshold``, or, with a
-    nonzero ``category_mask``, the category set of the one feature ``features[0]``;
-    a sample missing one of its features goes left iff ``missing_left``."""
+    nonzero ``category_mask``, the category set of the one feature ``features[0]``
+    (an int: the first slot's set; an array: one set per slot, indicator slots in a
+    bivariate rule, see :func:`~bivtree._kernels.traversal.goes_left`); a sample
+    missing one of its features goes left iff ``missing_left``."""
 
     features: np.ndarray
     weights: np.ndarray
     threshold: float
-    category_mask: int = 0
+    category_mask: int | np.ndarray = 0
     missing_left: bool = False
 
 
@@ -384,8 +387,9 @@ def _candidates(state, node, rules, categorical=None):
     best category set (``categorical``, or None)."""
     out = [("zero", Rule(np.full(2, NO_FEATURE, dtype=ITYPE), np.zeros(2), ALL_LEFT))]
     if state.kind[node] in (UNIVARIATE, BIVARIATE):
+        # with its slots' category sets: a categorical node's, or indicator slots
         out.append(("current", Rule(state.features[node], state.weights[node],
-                                    state.threshold[node], int(state.category_mask[node, 0]),
+                                    state.threshold[node], state.category_mask[node].copy(),
                                     bool(state.missing_left[node]))))
     if rules.univariate is not None:
         out.append(("univariate", rules.univariate))

@@ -96,11 +96,7 @@ def grid_below(alphas):
 def _initial_tree(is_clf, splitter, X, y, sample_weight, tree_params):
     """The greedy tree a path starts from."""
     cls = BivariateTreeClassifier if is_clf else BivariateTreeRegressor
-    # TAO starts from trees without category indicator slots (its node updates search
-    # numeric rules and category sets)
-    options = ({"category_pairs": False}
-               if "category_pairs" in SPLITTERS[splitter]._parameter_constraints else None)
-    est = cls(splitter=splitter, splitter_options=options, **tree_params)
+    est = cls(splitter=splitter, **tree_params)
     est.fit(X, y, sample_weight=sample_weight)
     return est.tree_
 
