@@ -28,11 +28,10 @@ from bivtree.splitters import SplitData
 from bivtree.splitters._base import make_split
 from bivtree.splitters._categorical import (
     _IndicatorSearch,
-    indicator_column,
     indicator_sets,
     n_indicator_sets,
 )
-from bivtree.tree import categories_to_mask
+from bivtree.tree import categories_to_mask, indicator_values
 
 
 def walk_leaves(tree, X):
@@ -145,7 +144,7 @@ def test_one_indicator_alone_is_stored_as_its_category_set_with_the_sides_swappe
 def test_indicator_columns_read_what_the_stored_slot_reads():
     column = np.array([0.0, 1.0, np.nan, 2.0, 0.5, 63.0, 64.0, -1.0, 5.0])
     mask = categories_to_mask([0, 5, 63])
-    got = indicator_column(column, mask)
+    got = indicator_values(column, mask)
     np.testing.assert_array_equal(got, [1.0, 0.0, np.nan, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
     # the routing's own indicator, value by value
     for x, value in zip(column, got):

@@ -36,7 +36,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
 from ._kernels.scan import ALL_KNOWN_LEFT
-from ._kernels.traversal import MAX_CATEGORY
 from .explain import one_sample
 from .formatting import (
     DEFAULT_DECIMALS,
@@ -49,7 +48,7 @@ from .formatting import (
     resolve_class_labels,
     resolve_feature_names,
 )
-from .tree import mask_to_categories
+from .tree import codes_in_set, indicator_values, mask_to_categories
 
 __all__ = ["drawable_depth", "plot_split", "plot_tree"]
 
@@ -300,24 +299,8 @@ class _CategoryView:
         # ``extra``: values drawn as bars even without samples (a highlighted sample's)
         self.categories = np.unique(np.concatenate([u, set_codes,
                                                     np.asarray(extra, dtype=DTYPE)]))
-        c = self.categories
-        integral = (c >= 0) & (c <= MAX_CATEGORY) & (c == np.floor(c))
-        bits = np.where(integral, c, 0).astype(np.uint64)
         # the tree's test (traversal.in_category_set), category by category
-        self.left = integral & ((np.uint64(category_mask) >> bits) & np.uint64(1) == 1)
-
-
-def _indicator(values, category_mask):
-    """The indicator of a category set, elementwise, as the routing reads it.
-
-    1.0 where the value is a code in ``category_mask``, 0.0 where it is any
-    other value, NaN where it is missing (``traversal.slot_value``).
-    """
-    values = np.asarray(values, dtype=DTYPE)
-    integral = (values >= 0) & (values <= MAX_CATEGORY) & (values == np.floor(values))
-    bits = np.where(integral, values, 0).astype(np.uint64)
-    member = integral & ((np.uint64(category_mask) >> bits) & np.uint64(1) == 1)
-    return np.where(np.isnan(values), np.nan, member.astype(DTYPE))
+        self.left = codes_in_set(self.categories, category_mask)
 
 
 #: half the height of a row (and width of a column) of indicator values, where the
@@ -384,13 +367,13 @@ class _IndicatorView:
             self.column, self.row_slots = indicators[0], indicators[1:]
             self.a, self.u_terms = None, []
             f, _, mask = slots[self.column]
-            self.u = _indicator(X[:, f], mask) + rng.uniform(-_JITTER, _JITTER, size=n)
+            self.u = indicator_values(X[:, f], mask) + rng.uniform(-_JITTER, _JITTER, size=n)
             self.xlabel = names[f]
             self.x_ticks = self._set_labels(names, [self.column])
         row = np.zeros(n)
         for j, k in enumerate(self.row_slots):
             f, _, mask = slots[k]
-            row = row + _indicator(X[:, f], mask) * (1 << j)
+            row = row + indicator_values(X[:, f], mask) * (1 << j)
         self.n_rows = 1 << len(self.row_slots)
         self.v = row + rng.uniform(-_JITTER, _JITTER, size=n)
         self.ylabel = names[slots[self.row_slots[0]][0]] if len(self.row_slots) == 1 else ""
@@ -484,7 +467,7 @@ class _IndicatorView:
         """Where the sample ``x`` (a 1-D row) lies: no jitter, NaN when it misses a value."""
         if self.column is not None:
             f, _, mask = self.slots[self.column]
-            u = float(_indicator(x[f], mask))
+            u = float(indicator_values(x[f], mask))
         else:
             u = 0.0
             for f, w in self.u_terms:
@@ -492,7 +475,7 @@ class _IndicatorView:
         v = 0.0
         for j, k in enumerate(self.row_slots):
             f, _, mask = self.slots[k]
-            v += float(_indicator(x[f], mask)) * (1 << j)
+            v += float(indicator_values(x[f], mask)) * (1 << j)
         return float(u), float(v)
 
 

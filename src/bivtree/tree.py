@@ -105,6 +105,34 @@ def mask_to_categories(mask):
     return [c for c in range(N_CATEGORY_CODES) if (mask >> c) & 1]
 
 
+def codes_in_set(values, category_mask):
+    """Elementwise ``traversal.in_category_set``: whether each value is an integer code in
+    ``[0, 63]`` whose bit is set in ``category_mask`` (NaN, fractions and other numbers
+    are not).
+
+    Parameters
+    ----------
+    values : array-like of float
+    category_mask : int
+
+    Returns
+    -------
+    ndarray of bool
+    """
+    values = np.asarray(values, dtype=DTYPE)
+    with np.errstate(invalid="ignore"):
+        integral = (values >= 0) & (values <= MAX_CATEGORY) & (values == np.floor(values))
+    bits = np.where(integral, values, 0).astype(np.uint64)
+    return integral & (((np.uint64(category_mask) >> bits) & np.uint64(1)) == 1)
+
+
+def indicator_values(values, category_mask):
+    """Elementwise ``traversal.slot_value`` of an indicator slot: 1.0 for a code in the
+    set, 0.0 for any other value, NaN for a missing one."""
+    values = np.asarray(values, dtype=DTYPE)
+    return np.where(np.isnan(values), np.nan, codes_in_set(values, category_mask).astype(DTYPE))
+
+
 def slot_masks(category_mask, n_slots):
     """The per-slot category sets (uint64, ``n_slots`` entries) of a rule.
 

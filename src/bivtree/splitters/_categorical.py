@@ -58,7 +58,13 @@ from .. import _memory
 from .._config import ITYPE, NUMBA_OPTS
 from .._kernels.scan import gather_node, scan_values
 from .._kernels.traversal import MAX_CATEGORY
-from ..tree import MASK_DTYPE, categories_to_mask, mask_to_categories, slot_masks
+from ..tree import (
+    MASK_DTYPE,
+    categories_to_mask,
+    indicator_values,
+    mask_to_categories,
+    slot_masks,
+)
 from ._base import BEATS_TOLERANCE, SplitData, make_split
 
 __all__ = [
@@ -66,7 +72,6 @@ __all__ = [
     "best_subset_split",
     "category_orders",
     "check_category_codes",
-    "indicator_column",
     "indicator_sets",
     "n_indicator_sets",
     "node_categories",
@@ -351,16 +356,6 @@ def indicator_sets(data, categorical):
     return np.asarray(features, dtype=ITYPE), np.asarray(masks, dtype=MASK_DTYPE)
 
 
-def indicator_column(column, mask):
-    """The 0/1 indicator of a category set over a column of codes (NaN stays NaN): the
-    value an indicator slot reads (``_kernels/traversal.slot_value``)."""
-    codes = np.nan_to_num(column, nan=-1.0)
-    inside = (codes >= 0) & (codes <= MAX_CATEGORY) & (codes == np.floor(codes))
-    bits = np.where(inside, codes, 0).astype(np.uint64)
-    inside &= ((np.uint64(mask) >> bits) & np.uint64(1)) == 1
-    return np.where(np.isnan(column), np.nan, inside.astype(float))
-
-
 #: what a fit whose indicator columns do not fit in memory can do instead.
 _INDICATOR_WAY_OUT = ("group rare categories (max_categories) or test each categorical "
                       "feature alone (splitter_options={'category_pairs': False})")
@@ -393,7 +388,7 @@ class _IndicatorSearch:
                               f"{_INDICATOR_WAY_OUT}") from None
         columns[:, :d] = data.X
         for j, (f, mask) in enumerate(zip(self.feature, self.mask)):
-            columns[:, d + j] = indicator_column(data.X[:, f], mask)
+            columns[:, d + j] = indicator_values(data.X[:, f], mask)
         self.data = data
         self.n_features = d
         self.search = SplitData(
