@@ -396,15 +396,15 @@ def _rows_at_indicator_thresholds(tree, X):
 @pytest.mark.parametrize("regression", [False, True], ids=["clf", "reg"])
 def test_fitted_indicator_slots_route_as_apply(regression):
     """The default search pairs numbers with category sets' indicators. The model of
-    ``categorical_features`` takes category values, which an ONNX input cannot hold;
-    the same tree reading the codes (here equal to the values) converts."""
+    ``categorical_features`` takes category values (here equal to their codes), which the
+    graph maps to codes first; the same tree reading the codes converts as well."""
     X = _features(N_FIT, seed=0)
     est = _cls(regression)(max_depth=7, categorical_features=[3]).fit(X, _targets(X, regression))
     tree = est.tree_
     assert tree.has_indicator_slots.any()
     assert est.categories_[3].tolist() == list(range(7))
-    with pytest.raises(ValueError, match="categorical column"):
-        export_onnx(est)
+    rows = _evaluation_rows(est, X)  # fractions and codes never seen: missing values
+    _assert_same(_run(export_onnx(est), rows), _expected(est, est.apply(rows)))
     on_codes = copy.copy(est)
     on_codes.categories_ = None
     missing = np.repeat(X[:5], N_FEATURES, axis=0)
@@ -421,6 +421,49 @@ def test_fitted_indicator_slots_route_as_apply(regression):
         if key in expected:
             expected[key] = expected[key].astype(np.float32)
     _assert_same(got, expected)
+
+
+@pytest.mark.parametrize("regression", [False, True], ids=["clf", "reg"])
+@pytest.mark.parametrize("max_categories", [None, 4])
+def test_numeric_category_values_are_mapped_to_their_codes(regression, max_categories):
+    """Categories that are numbers but not codes (negative, fractional, sparse), some
+    grouped as infrequent: the graph maps each value to its code, and any other value
+    (unseen, NaN) to a missing one, as predict does."""
+    rng = np.random.default_rng(5)
+    n = 800
+    levels = np.array([3.0, 10.0, 40.0, 7.5, -2.0, 100.0])
+    X = np.column_stack([rng.normal(size=(n, 2)), rng.choice(levels, n, p=[.3, .25, .2, .1,
+                                                                           .1, .05])])
+    score = X[:, 0] + 1.2 * np.isin(X[:, 2], [10.0, 7.5]) - X[:, 1] * (X[:, 2] == 40.0)
+    y = score if regression else (score > 0.2).astype(int)
+    est = _cls(regression)(categorical_features=[2], max_categories=max_categories,
+                           random_state=0).fit(X, y)
+    assert est.tree_.has_indicator_slots.any()
+    if max_categories is not None:
+        assert est.infrequent_categories_[2] is not None
+    odd = np.repeat(X[:8], 1, axis=0)
+    odd[:, 2] = [np.nan, 5.0, 3.5, 0.0, 7.0, -2.0000001, 1e300, 100.0]
+    odd[0, 0] = np.nan
+    rows = np.vstack([X, odd])
+    model = export_onnx(est)
+    onnx.checker.check_model(model, full_check=True)
+    expected = {"variable": est.predict(rows)[:, None]} if regression else {
+        "label": est.predict(rows), "probabilities": est.predict_proba(rows)}
+    _assert_same(_run(model, rows), expected)
+    _assert_same(_run(model, rows), _expected(est, est.apply(rows)))
+
+
+def test_text_categories_are_refused_by_name():
+    import pandas as pd
+
+    rng = np.random.default_rng(6)
+    frame = pd.DataFrame({"a": rng.normal(size=60), "colour": rng.choice(list("pqr"), 60),
+                          "size": rng.choice([1.0, 2.0], 60)})
+    est = BivariateTreeClassifier(categorical_features=["colour", "size"]).fit(
+        frame, rng.integers(0, 2, 60))
+    with pytest.raises(ValueError, match=r"column\(s\) \['colour'\] from values that are not "
+                                         r"numbers.*export_python"):
+        export_onnx(est)
 
 
 def test_hand_built_indicator_slots_route_as_apply():

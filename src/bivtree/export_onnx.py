@@ -9,6 +9,12 @@ The graph routes every row exactly as :meth:`apply` does. The ``ai.onnx.ml``
 tree operators compare in float32, which would move rows near a threshold to
 the other side, so they never see a feature value. Instead:
 
+0. a model with categorical features whose categories are numbers
+   (``categories_``) first replaces each such column's values by their codes,
+   comparing them in double with the values of each code; any other value,
+   NaN included, becomes NaN, a missing value, as :meth:`predict` reads a value
+   it never saw (text categories cannot be a numeric input: refused);
+
 1. every decision node's test is evaluated in double with elementwise
    operators, on the input transposed (one row per feature, so that gathering
    a feature copies contiguous memory). A linear node gathers its features and
@@ -37,11 +43,13 @@ the other side, so they never see a feature value. Instead:
 """
 
 import json
+import numbers
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
+from ._tabular import code_values
 from ._version import __version__
 from .tree import N_CATEGORY_CODES
 
@@ -95,13 +103,17 @@ def _check_estimator(estimator):
                         f"{type(estimator).__name__}")
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
-    if getattr(estimator, "categories_", None) is not None:
-        names = getattr(estimator, "feature_names_in_", None)
-        columns = [str(names[f]) if names is not None else f"x{f}"
-                   for f in np.flatnonzero(estimator.is_categorical_)]
-        raise ValueError(f"the model encodes the categorical column(s) {columns} from their "
-                         "values, which an ONNX model of one numeric input cannot take; use "
-                         "export_python or export_sql, which take the values")
+    values = code_values(estimator)
+    if values is not None:
+        text = [f for f, codes in enumerate(values) if codes is not None and not all(
+            isinstance(v, numbers.Real) for vals in codes for v in vals)]
+        if text:
+            names = getattr(estimator, "feature_names_in_", None)
+            columns = [str(names[f]) if names is not None else f"x{f}" for f in text]
+            raise ValueError(f"the model encodes the categorical column(s) {columns} from "
+                             "values that are not numbers, which an ONNX model of one "
+                             "numeric input cannot take; use export_python or export_sql, "
+                             "which take the values")
     if tree.n_leaves > MAX_LEAVES:
         raise ValueError(f"the tree has {tree.n_leaves} leaves; the ONNX export handles up to "
                          f"{MAX_LEAVES}")
@@ -331,6 +343,34 @@ def _ensemble_attributes(tree, column):
     }
 
 
+def _category_codes(g, x, values):
+    """Double ``x`` with each categorical column's values replaced by their codes.
+
+    ``values`` is ``_tabular.code_values``: per feature, the values of each code
+    (numbers here), or None for a numeric feature. A value equal to one of them
+    becomes its code; any other value, NaN included, becomes NaN, the missing
+    value the tree routes to its missing sides, as :meth:`predict` reads a value
+    not seen at fit. The comparison is ``Equal`` in double, the equality of the
+    Python lookup the estimator uses.
+    """
+    xt = g.op("Transpose", [x], perm=[1, 0])
+    rows = []
+    for f, codes in enumerate(values):
+        row = g.op("Gather", [xt, g.constant("feature", np.array([f]))], axis=0)  # (1, N)
+        if codes is not None:
+            keys = np.array([float(v) for vals in codes for v in vals])
+            code_of = np.array([float(c) for c, vals in enumerate(codes) for _ in vals])
+            hits = g.op("Cast", [g.op("Equal", [row, g.constant("keys", keys[:, None])])],
+                        to=_onnx_type("DOUBLE"))  # (keys, N): 1.0 where the value is the key
+            which = g.op("ArgMax", [hits], axis=0, keepdims=1)  # (1, N)
+            found = g.op("GatherElements", [hits, which], axis=0)  # 1.0 when some key matched
+            row = g.op("Where", [g.op("Cast", [found], to=_onnx_type("BOOL")),
+                                 g.op("Gather", [g.constant("codes", code_of), which], axis=0),
+                                 g.constant("nan", np.array(np.nan))])
+        rows.append(row)
+    return g.op("Transpose", [g.op("Concat", rows, axis=0)], perm=[1, 0])
+
+
 def _leaf_rank(g, x, tree):
     """Int64 (N,): the rank among the leaves of the leaf each row of double ``x`` reaches."""
     groups, categorical = _node_groups(tree)
@@ -381,6 +421,9 @@ def _build(g, x, estimator, input_is_float, outputs, classes=None, float_outputs
     if input_is_float:
         # float32 values are doubles too: routing them in double is apply's routing
         x = g.op("Cast", [x], to=_onnx_type("DOUBLE"))
+    values = code_values(estimator)
+    if values is not None:
+        x = _category_codes(g, x, values)
     float_outputs = input_is_float if float_outputs is None else float_outputs
     _write_outputs(g, _leaf_rank(g, x, tree), tables, outputs, float_outputs)
 
@@ -436,7 +479,7 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
     ValueError
         For an unknown ``input_type``, an ``input_name`` that names an output, an
         opset below 13, class labels that are neither integers nor strings, a
-        model that encodes category values at fit (``categories_``; the exports
+        model that encodes categories that are not numbers (text: the exports
         to Python and SQL take them), or a tree of more than 2**24 leaves.
     ImportError
         If the ``onnx`` package is missing (``pip install bivtree[onnx]``).
