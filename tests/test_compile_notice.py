@@ -63,6 +63,7 @@ def test_compile_fits_every_splitter_and_tao():
     for name in SPLITTERS:
         assert f"BivariateTreeClassifier(splitter={name!r})" in labels
     assert "TAOTreeClassifier" in labels and "TAOTreeRegressor" in labels
+    assert "BivariateTreeClassifier(categorical_features=[2])" in labels
     assert "BivariateTreeRegressor(splitter='lda')" not in labels  # classification only
 
 

@@ -904,6 +904,12 @@ def _compile_jobs():
     # exact_max_samples=100 makes TAO's reduced problems use the exact sweep too
     for cls, task in ((TAOTreeClassifier, "classification"), (TAOTreeRegressor, "regression")):
         jobs.append((cls.__name__, cls(max_depth=3, max_iter=2, exact_max_samples=100), task))
+    # a categorical column (codes in the last one): the category subset search and the
+    # default search's category indicators
+    for cls, task in ((BivariateTreeClassifier, "classification"),
+                      (BivariateTreeRegressor, "regression")):
+        jobs.append((f"{cls.__name__}(categorical_features=[2])",
+                     cls(categorical_features=[2], max_depth=3), task))
     return jobs
 
 
@@ -920,12 +926,15 @@ def _run_compile(args):
     X = rng.uniform(-1.0, 1.0, size=(120, 3))
     targets = {"classification": (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) + (X[:, 2] > 0.4),
                "regression": X[:, 0] - 0.5 * X[:, 1] + 0.1 * X[:, 2]}
+    coded = X.copy()
+    coded[:, 2] = np.floor((X[:, 2] + 1.0) * 2.5)  # codes 0 to 4
     start = time.perf_counter()
     for label, model, task in _compile_jobs():
         t0 = time.perf_counter()
-        model.fit(X, targets[task])
-        model.predict(X)
-        model.decision_path(X)
+        data = coded if getattr(model, "categorical_features", None) == [2] else X
+        model.fit(data, targets[task])
+        model.predict(data)
+        model.decision_path(data)
         print(f"  {label:<52} {time.perf_counter() - t0:6.1f} s", flush=True)
     print(f"compiled and cached in {time.perf_counter() - start:.1f} s; later fits load the "
           "kernels from the cache")
