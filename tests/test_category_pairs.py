@@ -48,12 +48,18 @@ def walk_leaves(tree, X):
     return np.array(out)
 
 
-def test_a_threshold_that_depends_on_a_category_is_one_node():
+def category_threshold_data():
+    """``x`` and a category ``c`` of codes 0 to 3; the class is ``x <= -1`` where ``c``
+    is 2 and ``x <= 1.5`` elsewhere: one node with an indicator slot."""
     rng = np.random.default_rng(0)
     n = 400
     x = rng.uniform(-4, 4, n)
     c = rng.integers(0, 4, n).astype(float)
-    y = (x <= np.where(c == 2, -1.0, 1.5)).astype(int)
+    return x, c, (x <= np.where(c == 2, -1.0, 1.5)).astype(int)
+
+
+def test_a_threshold_that_depends_on_a_category_is_one_node():
+    x, c, y = category_threshold_data()
     X = np.column_stack([x, c])
     clf = BivariateTreeClassifier(categorical_features=[1]).fit(X, y)
     tree = clf.tree_
@@ -366,11 +372,7 @@ def test_a_threshold_that_depends_on_a_category_reads_as_its_two_values(
 
 
 def test_export_text_and_rules_give_the_two_thresholds():
-    rng = np.random.default_rng(0)
-    n = 400
-    x = rng.uniform(-4, 4, n)
-    c = rng.integers(0, 4, n).astype(float)
-    y = (x <= np.where(c == 2, -1.0, 1.5)).astype(int)
+    x, c, y = category_threshold_data()
     clf = BivariateTreeClassifier(categorical_features=[1]).fit(np.column_stack([x, c]), y)
     tree = clf.tree_
     reading = indicator_reading(tree.features[0], tree.weights[0], tree.threshold[0],

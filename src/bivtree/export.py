@@ -163,7 +163,7 @@ def _merge_test(merged, tree, node, left):
         The entry changed and its value before (``_ABSENT`` when it is new), to
         undo the change when the walk leaves the branch.
     """
-    mask = int(tree.category_mask[node, 0]) if tree.is_categorical[node] else 0
+    mask = tree.categorical_mask(node)  # one node's: not the whole tree's is_categorical
     missing = bool(tree.missing_go_left[node]) == left
     if mask:
         # every set test of one feature merges into one: "in A" and "in B" is

@@ -17,7 +17,7 @@ here, so a rule reads the same wherever it appears.
 import numpy as np
 
 from ._kernels.scan import ALL_KNOWN_LEFT
-from .tree import mask_to_categories
+from .tree import mask_to_categories, slot_masks
 
 #: significant digits of weights, thresholds and values in every view of a tree (text,
 #: rules, Graphviz, pictures, the HTML page and the command line), so that one rule reads
@@ -157,8 +157,7 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
     str
     """
     clause = f" or {missing_text(features, feature_names)}" if missing else ""
-    masks = [int(m) for m in np.atleast_1d(category_mask)]
-    masks += [0] * (len(features) - len(masks))
+    masks = slot_masks(category_mask, len(features))
     used = [k for k, f in enumerate(features) if f >= 0]
     if masks[0] and len(used) == 1:
         return format_categories(feature_names[int(features[0])],
@@ -215,8 +214,7 @@ def indicator_reading(features, weights, threshold, feature_names, decimals=DEFA
     -------
     str or None
     """
-    masks = [int(m) for m in np.atleast_1d(category_mask)]
-    masks += [0] * (len(features) - len(masks))
+    masks = slot_masks(category_mask, len(features))
     used = [k for k, f in enumerate(features) if f >= 0]
     numeric = [k for k in used if not masks[k]]
     indicator = [k for k in used if masks[k]]
