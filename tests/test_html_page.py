@@ -158,6 +158,35 @@ def test_regressor_and_categorical_nodes():
     assert sum(root["plot"]["heights"]) == X.shape[0]
 
 
+
+def test_a_categorical_node_with_missing_values_has_their_bar(tmp_path):
+    # a categorical test whose samples miss the feature: NaN is not valid JSON, so the
+    # missing values' bar is written with a null value, labelled "missing"
+    rng = np.random.default_rng(0)
+    colour = rng.integers(0, 3, 400).astype(float)
+    colour[rng.random(400) < 0.15] = np.nan
+    x = rng.normal(size=400)
+    X = np.column_stack([colour, x])
+    y = ((colour == 2) | (x > 1)).astype(int)
+    clf = BivariateTreeClassifier(max_depth=2, categorical_features=[0], random_state=0,
+                                  splitter_options={"category_pairs": False}).fit(X, y)
+    tree = clf.tree_
+    assert tree.categorical_mask(0)
+    plot = page_data(export_html(clf, X, y, feature_names=["colour", "x"]))["nodes"][0]["plot"]
+    assert plot["kind"] == "bars"
+    assert plot["categories"] == ["0", "1", "2", "missing"]
+    assert plot["values"] == [0.0, 1.0, 2.0, None]
+    in_set = [bool(tree.categorical_mask(0) >> c & 1) for c in range(3)]
+    assert plot["left"] == in_set + [bool(tree.missing_go_left[0])]
+    stack = np.array(plot["stack"])
+    assert stack[3].sum() == np.isnan(colour).sum() and stack.sum() == X.shape[0]
+    # typed values missing the colour are starred on that bar by the page's script
+    page = export_html(clf, X, y)
+    row = X[np.isnan(colour)][0]
+    state, plots = run_in_node(tmp_path, page, typed(row))
+    assert state["path"] == ",".join(map(str, tree.decision_path(row.reshape(1, -1)).indices))
+    assert 'class="star"' in plots["0"]
+
 def test_names_cannot_break_out_of_the_data_element():
     X, y = load_wine(return_X_y=True)
     names = [f"f{i}</script><b>" for i in range(X.shape[1])]

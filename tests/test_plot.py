@@ -770,3 +770,43 @@ def test_an_indicator_node_without_data_is_text():
     ax = plot_tree(estimator, feature_names=["a", "b", "colour", "size"])
     assert not node_axes(ax)
     assert any("[colour in {" in t.get_text() for t in ax.texts)
+
+
+def categorical_with_missing(missing_left_expected=None):
+    """A classifier whose root tests a colour code (0, 1, 2) that 15 % of the rows miss."""
+    rng = np.random.default_rng(0)
+    n = 400
+    colour = rng.integers(0, 3, n).astype(float)
+    colour[rng.random(n) < 0.15] = np.nan
+    x = rng.normal(size=n)
+    y = ((colour == 2) | (x > 1)).astype(int)
+    X = np.column_stack([colour, x])
+    estimator = BivariateTreeClassifier(
+        max_depth=2, categorical_features=[0], random_state=0,
+        splitter_options={"category_pairs": False}).fit(X, y)
+    assert estimator.tree_.categorical_mask(0)
+    return estimator, X, y
+
+
+def test_a_categorical_node_draws_its_missing_values_as_the_last_bar():
+    estimator, X, y = categorical_with_missing()
+    tree = estimator.tree_
+    ax = plot_split(estimator, 0, X, y, feature_names=["colour", "x"])
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["0", "1", "2", "missing"]
+    # the bar of the missing values is shaded with the set when they go left
+    shade = next(c for c in ax.collections if c.get_gid() == "yes-region")
+    shaded = sorted(int(np.rint(p.vertices[:, 0].min() + 0.5)) for p in shade.get_paths())
+    in_set = [c for c in range(3) if tree.categorical_mask(0) >> c & 1]
+    assert shaded == in_set + ([3] if tree.missing_go_left[0] else [])
+    # every sample is in a bar: the last one holds those missing the colour
+    heights = {}
+    for bar in ax.patches:
+        x = round(bar.get_x() + bar.get_width() / 2)
+        heights[x] = heights.get(x, 0.0) + bar.get_height()
+    assert heights[3] == np.isnan(X[:, 0]).sum()
+    assert sum(heights.values()) == X.shape[0]
+    # a sample missing its colour is marked on top of that bar
+    row = X[np.isnan(X[:, 0])][0]
+    ax = plot_split(estimator, 0, X, y, highlight=row)
+    assert highlight_marker(ax).get_offsets()[0].tolist() == [3.0, heights[3]]

@@ -236,7 +236,8 @@ PAGE_SCRIPT = r"""
     function samplePoint(nd, x) {
       const p = nd.plot;
       if (p.kind === "bars") {
-        const j = p.values.indexOf(x[p.feature]);
+        // a missing value (NaN) is the bar of the missing values, null in the data
+        const j = p.values.indexOf(Number.isNaN(x[p.feature]) ? null : x[p.feature]);
         if (j < 0) return null;
         const h = p.stack ? p.stack[j].reduce((s, c) => s + c, 0) : p.heights[j];
         return [j, h];

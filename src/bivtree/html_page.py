@@ -361,7 +361,8 @@ class _PageBuilder:
         plot = {"kind": "bars", "x_label": view.xlabel, "feature": int(view.feature),
                 "categories": [_category_label(c, getattr(view.xlabel, "categories", None))
                                for c in view.categories],
-                "values": [float(c) for c in view.categories],
+                # the missing values' bar (NaN, last) as null
+                "values": [None if np.isnan(c) else float(c) for c in view.categories],
                 "left": [bool(b) for b in view.left], "total": int(view.u.size)}
         if data.codes is not None:
             counts = np.zeros((k, len(self.labels)), dtype=np.int64)

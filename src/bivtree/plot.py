@@ -287,20 +287,32 @@ class _CategoryView:
     """What a categorical node's plot shows: its samples' codes and the set going left.
 
     ``u`` holds the node's samples' values of the feature; ``categories`` the
-    values drawn as bars (those of the samples and those of the set, sorted) and
-    ``left`` whether each one goes left. ``feature`` is the feature's index.
+    values drawn as bars (those of the samples and those of the set, sorted,
+    then one NaN for the missing values when a sample misses the feature) and
+    ``left`` whether each one goes left (the missing bar: ``missing_left``,
+    the node's side for missing values). ``feature`` is the feature's index.
     """
 
     strip = False
 
-    def __init__(self, u, category_mask, xlabel, rows, feature, extra=()):
+    def __init__(self, u, category_mask, xlabel, rows, feature, extra=(), missing_left=False):
         self.u, self.xlabel, self.rows, self.feature = u, xlabel, rows, feature
+        self.missing_left = bool(missing_left)
         set_codes = np.asarray(mask_to_categories(category_mask), dtype=DTYPE)
-        # ``extra``: values drawn as bars even without samples (a highlighted sample's)
+        # ``extra``: values drawn as bars even without samples (a highlighted sample's);
+        # np.unique sorts NaN last and keeps one of them
         self.categories = np.unique(np.concatenate([u, set_codes,
                                                     np.asarray(extra, dtype=DTYPE)]))
         # the tree's test (traversal.in_category_set), category by category
         self.left = codes_in_set(self.categories, category_mask)
+        self.missing = np.isnan(self.categories)
+        self.left[self.missing] = self.missing_left
+
+    def count(self, value):
+        """Samples of the node with the feature's ``value`` (NaN: missing)."""
+        if np.isnan(value):
+            return int(np.count_nonzero(np.isnan(self.u)))
+        return int(np.count_nonzero(self.u == value))
 
 
 #: half the height of a row (and width of a column) of indicator values, where the
@@ -492,7 +504,8 @@ def _make_view(estimator, data, node, names, second, rng, decimals, target_name=
         f = int(tree.features[node, 0])
         u = data.X[rows, f] if data.has_data else np.empty(0)
         extra = () if sample is None else (sample[f],)
-        return _CategoryView(u, tree.categorical_mask(node), names[f], rows, f, extra)
+        return _CategoryView(u, tree.categorical_mask(node), names[f], rows, f, extra,
+                             missing_left=tree.missing_go_left[node])
     used = np.flatnonzero(tree.features[node] >= 0)
     if np.any(tree.category_mask[node] != 0):
         slots = [(int(tree.features[node, k]), float(tree.weights[node, k]),
@@ -642,7 +655,9 @@ def _box(view, data):
 
 # --------------------------------------------------------------------------- drawing
 def _category_label(value, values=None):
-    """A bar's label: the category's value when known, else its code."""
+    """A bar's label: the category's value when known, else its code ("missing" for NaN)."""
+    if np.isnan(value):
+        return "missing"
     if values is not None and float(value).is_integer() and 0 <= value < len(values):
         return values[int(value)]
     return str(int(value)) if float(value).is_integer() else format_number(value, 4)
@@ -695,9 +710,14 @@ def _draw_categories(ax, view, data, colours, norm, cmap, fontsize, class_names,
     values = getattr(view.xlabel, "categories", None)
     labels = ax.set_xticklabels([_category_label(c, values) for c in cats],
                                 rotation=90 if k > 8 else 0)
-    for label, left in zip(labels, view.left):
+    for label, left, missing in zip(labels, view.left, view.missing):
         if left:
             label.set_fontweight("bold")
+        if missing:
+            label.set_fontstyle("italic")
+    if view.missing.any():
+        # the missing values' bar (last) set apart from the categories, as the strip is
+        ax.axvline(k - 1.5, color="0.3", lw=0.6, ls=(0, (2, 2)), zorder=1)
     ax.set_xlabel(_escape(view.xlabel), fontsize=fontsize, labelpad=1)
     ax.set_ylabel("samples", fontsize=fontsize, labelpad=1)
     ax.tick_params(labelsize=fontsize - 1, length=2, pad=1)
@@ -903,8 +923,9 @@ def _sample_point(estimator, data, view, x):
     tree predicts for it, or at the middle without labels.
     """
     if isinstance(view, _CategoryView):
+        # searchsorted places NaN after every number, at the missing values' bar
         j = int(np.searchsorted(view.categories, x[view.feature]))
-        return float(j), float(np.count_nonzero(view.u == x[view.feature]))
+        return float(j), float(view.count(x[view.feature]))
     if isinstance(view, _IndicatorView):
         return view.position(x)
     u = 0.0
