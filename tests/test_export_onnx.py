@@ -453,16 +453,106 @@ def test_numeric_category_values_are_mapped_to_their_codes(regression, max_categ
     _assert_same(_run(model, rows), _expected(est, est.apply(rows)))
 
 
-def test_text_categories_are_refused_by_name():
+def _text_frame(n, seed):
+    """A table with a number, a text category (some missing) and a numeric category."""
     import pandas as pd
 
-    rng = np.random.default_rng(6)
-    frame = pd.DataFrame({"a": rng.normal(size=60), "colour": rng.choice(list("pqr"), 60),
-                          "size": rng.choice([1.0, 2.0], 60)})
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"a": rng.normal(size=n),
+                          "colour": rng.choice(["red", "green", "blue", "grey", "teal"], n,
+                                               p=[.3, .3, .2, .15, .05]).astype(object),
+                          "size": rng.choice([1.0, 2.0, 5.0], n)})
+    frame.loc[rng.random(n) < 0.1, "colour"] = None
+    frame.loc[rng.random(n) < 0.05, "a"] = np.nan
+    return frame
+
+
+def _text_targets(frame, regression):
+    score = (frame["a"].fillna(0.0) + 1.5 * frame["colour"].isin(["red", "teal"])
+             - 0.8 * (frame["size"] == 5.0)).to_numpy()
+    return score if regression else np.where(score > 0.5, "yes", "no")
+
+
+def _column_feed(frame, dtype="float64"):
+    """One (N, 1) input per column: text as strings (a missing one as ''), else numbers."""
+    return {name: (frame[[name]].fillna("").to_numpy(object) if name == "colour"
+                   else frame[[name]].to_numpy(dtype)) for name in frame.columns}
+
+
+@pytest.mark.parametrize("regression", [False, True], ids=["clf", "reg"])
+@pytest.mark.parametrize("max_categories", [None, 3])
+@pytest.mark.parametrize("input_type", ["double", "float"])
+def test_text_categories_take_one_string_input_per_column(regression, max_categories,
+                                                          input_type):
+    """Each string maps to its code (grouped infrequent ones to theirs); a string not seen
+    at fit (empty, another case, a space more) is a missing value, as predict reads it."""
+    frame = _text_frame(700, seed=6)
+    # shallow: leaves of mixed classes, so a row sent to another leaf changes the output
+    est = _cls(regression)(categorical_features=["colour", "size"], max_depth=3,
+                           max_categories=max_categories, random_state=0).fit(
+        frame, _text_targets(frame, regression))
+    if max_categories is not None:
+        assert est.infrequent_categories_[1] is not None
+    model = export_onnx(est, input_type=input_type)  # inputs="auto": by column
+    onnx.checker.check_model(model, full_check=True)
+    value_type = onnx.TensorProto.FLOAT if input_type == "float" else onnx.TensorProto.DOUBLE
+    assert [(i.name, i.type.tensor_type.elem_type) for i in model.graph.input] == [
+        ("a", value_type), ("colour", onnx.TensorProto.STRING), ("size", value_type)]
+    rows = frame.copy()
+    rows.loc[:7, "colour"] = ["purple", "", "Red", "red ", "teal", "grey", None, "green"]
+    rows.loc[8:10, "size"] = [3.0, np.nan, 5.0]
+    if input_type == "float":
+        rows["a"] = rows["a"].astype(np.float32).astype(np.float64)
+    session = _session(model)
+    got = dict(zip([o.name for o in session.get_outputs()],
+                   session.run(None, _column_feed(rows, np.float32 if input_type == "float"
+                                                  else np.float64))))
+    expected = _expected(est, est.apply(rows))
+    if regression:
+        assert np.array_equal(expected["variable"], est.predict(rows)[:, None])
+    else:
+        assert np.array_equal(expected["label"], est.predict(rows))
+        assert np.array_equal(expected["probabilities"], est.predict_proba(rows))
+    if input_type == "float":
+        for key in ("probabilities", "variable"):
+            if key in expected:
+                expected[key] = expected[key].astype(np.float32)
+    _assert_same(got, expected)
+
+
+def test_column_inputs_of_a_numeric_model_predict_as_its_matrix_input(fitted):
+    estimator, X = fitted
+    by_column = export_onnx(estimator, inputs="columns")
+    session = _session(by_column)
+    assert [i.name for i in session.get_inputs()] == [f"x{f}" for f in range(N_FEATURES)]
+    got = dict(zip([o.name for o in session.get_outputs()],
+                   session.run(None, {f"x{f}": X[:, f:f + 1] for f in range(N_FEATURES)})))
+    _assert_same(got, _run(export_onnx(estimator), X))
+
+
+def test_text_categories_need_column_inputs_and_strings_only():
+    import pandas as pd
+
+    frame = _text_frame(200, seed=7)
     est = BivariateTreeClassifier(categorical_features=["colour", "size"]).fit(
-        frame, rng.integers(0, 2, 60))
-    with pytest.raises(ValueError, match=r"column\(s\) \['colour'\] from values that are not "
-                                         r"numbers.*export_python"):
+        frame, _text_targets(frame, False))
+    with pytest.raises(ValueError, match=r"column\(s\) \['colour'\] from values that are "
+                                         r"not numbers.*inputs='columns'.*export_python"):
+        export_onnx(est, inputs="matrix")
+    with pytest.raises(ValueError, match="inputs must be"):
+        export_onnx(est, inputs="frame")
+    # a feature named as an output cannot be an input
+    named = BivariateTreeClassifier(categorical_features=["colour"]).fit(
+        frame.rename(columns={"a": "label"}), _text_targets(frame, False))
+    with pytest.raises(ValueError, match="feature name 'label' is the name of an output"):
+        export_onnx(named)
+    # a column of text and numbers has no one ONNX type
+    values = np.array(["red"] * 200, dtype=object)
+    values[::3] = 7
+    mixed = frame.assign(colour=pd.Categorical(values))
+    est = BivariateTreeClassifier(categorical_features=["colour"]).fit(
+        mixed, _text_targets(frame, False))
+    with pytest.raises(ValueError, match=r"\['colour'\] mix text with other values"):
         export_onnx(est)
 
 

@@ -13,7 +13,9 @@ the other side, so they never see a feature value. Instead:
    (``categories_``) first replaces each such column's values by their codes,
    comparing them in double with the values of each code; any other value,
    NaN included, becomes NaN, a missing value, as :meth:`predict` reads a value
-   it never saw (text categories cannot be a numeric input: refused);
+   it never saw. Text categories come as one string input per column
+   (``inputs="columns"``, every other column an ``(N, 1)`` numeric input):
+   ``LabelEncoder`` maps each string to its code, any other string to NaN;
 
 1. every decision node's test is evaluated in double with elementwise
    operators, on the input transposed (one row per feature, so that gathering
@@ -94,8 +96,30 @@ def _estimator_classes():
                                                           TAOTreeRegressor)
 
 
-def _check_estimator(estimator):
-    """The fitted tree and whether the estimator is a classifier; raises otherwise."""
+def _column_names(estimator):
+    """The names of the estimator's features: ``feature_names_in_``, else ``x0, x1, ...``."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        return [f"x{f}" for f in range(int(estimator.n_features_in_))]
+    return [str(name) for name in names]
+
+
+def _text_columns(estimator):
+    """The categorical features whose category values are not all numbers."""
+    values = code_values(estimator)
+    if values is None:
+        return []
+    return [f for f, codes in enumerate(values) if codes is not None and not all(
+        isinstance(v, numbers.Real) for vals in codes for v in vals)]
+
+
+def _check_estimator(estimator, text_columns=False):
+    """The fitted tree and whether the estimator is a classifier; raises otherwise.
+
+    Categories that are not numbers are refused unless ``text_columns`` (an
+    input per column: each such column a string tensor); even then, every
+    value of such a column must be a string.
+    """
     classifiers, regressors = _estimator_classes()
     if not isinstance(estimator, classifiers + regressors):
         raise TypeError("export_onnx converts BivariateTreeClassifier, BivariateTreeRegressor, "
@@ -103,17 +127,20 @@ def _check_estimator(estimator):
                         f"{type(estimator).__name__}")
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
+    text = _text_columns(estimator)
+    names = _column_names(estimator)
+    if text and not text_columns:
+        raise ValueError(f"the model encodes the categorical column(s) "
+                         f"{[names[f] for f in text]} from values that are not numbers, "
+                         "which an input of one numeric tensor cannot take; export it with "
+                         "inputs='columns' (one input per column, strings for these), or "
+                         "use export_python or export_sql, which take the values")
     values = code_values(estimator)
-    if values is not None:
-        text = [f for f, codes in enumerate(values) if codes is not None and not all(
-            isinstance(v, numbers.Real) for vals in codes for v in vals)]
-        if text:
-            names = getattr(estimator, "feature_names_in_", None)
-            columns = [str(names[f]) if names is not None else f"x{f}" for f in text]
-            raise ValueError(f"the model encodes the categorical column(s) {columns} from "
-                             "values that are not numbers, which an ONNX model of one "
-                             "numeric input cannot take; use export_python or export_sql, "
-                             "which take the values")
+    mixed = [names[f] for f in text
+             if not all(isinstance(v, str) for vals in values[f] for v in vals)]
+    if mixed:
+        raise ValueError(f"the categorical column(s) {mixed} mix text with other values; an "
+                         "ONNX input column holds strings or numbers, not both")
     if tree.n_leaves > MAX_LEAVES:
         raise ValueError(f"the tree has {tree.n_leaves} leaves; the ONNX export handles up to "
                          f"{MAX_LEAVES}")
@@ -408,21 +435,59 @@ def _write_outputs(g, rank, tables, outputs, as_float):
             g.op("Cast", [gathered], output, to=_onnx_type("FLOAT"))
 
 
+def _text_codes(g, column, codes):
+    """Double ``(N, 1)``: the codes of the strings of ``column``, NaN for any other string.
+
+    ``codes`` lists, per code, the values it stands for (strings).
+    ``LabelEncoder`` compares the strings exactly, as the estimator's lookup of
+    a value does; a string not seen at fit becomes NaN, a missing value.
+    """
+    keys = [v for vals in codes for v in vals]
+    code_of = [float(c) for c, vals in enumerate(codes) for _ in vals]
+    found = g.op("LabelEncoder", [column], domain="ai.onnx.ml", keys_strings=keys,
+                 values_floats=code_of, default_float=float("nan"))
+    return g.op("Cast", [found], to=_onnx_type("DOUBLE"))
+
+
+def _matrix_of_columns(g, columns, estimator, input_is_float):
+    """Double ``(N, n_features)`` from one ``(N, 1)`` input per column: a text column's
+    strings replaced by their codes (:func:`_text_codes`), the others cast to double."""
+    values = code_values(estimator)
+    text = set(_text_columns(estimator))
+    parts = []
+    for f, column in enumerate(columns):
+        if f in text:
+            parts.append(_text_codes(g, column, values[f]))
+        elif input_is_float:
+            parts.append(g.op("Cast", [column], to=_onnx_type("DOUBLE")))
+        else:
+            parts.append(column)
+    return g.op("Concat", parts, axis=1)
+
+
 def _build(g, x, estimator, input_is_float, outputs, classes=None, float_outputs=None):
     """The whole graph from input ``x`` to the named outputs.
 
-    Probabilities and values are float32 when ``float_outputs`` (by default
-    ``input_is_float``), else float64.
+    ``x`` is the name of the input matrix, or a list with the name of each
+    column's input (text columns as strings). Probabilities and values are
+    float32 when ``float_outputs`` (by default ``input_is_float``), else float64.
     """
-    tree, is_classifier = _check_estimator(estimator)
+    by_column = isinstance(x, list)
+    tree, is_classifier = _check_estimator(estimator, text_columns=by_column)
     if g.opset < MIN_OPSET:
         raise ValueError(f"the ONNX export needs opset {MIN_OPSET} or later, got {g.opset}")
     tables = _leaf_tables(estimator, tree, is_classifier, classes)
-    if input_is_float:
+    values = code_values(estimator)
+    if by_column:
+        x = _matrix_of_columns(g, x, estimator, input_is_float)
+        if values is not None:
+            # the text columns hold codes already
+            text = set(_text_columns(estimator))
+            values = [None if f in text else codes for f, codes in enumerate(values)]
+    elif input_is_float:
         # float32 values are doubles too: routing them in double is apply's routing
         x = g.op("Cast", [x], to=_onnx_type("DOUBLE"))
-    values = code_values(estimator)
-    if values is not None:
+    if values is not None and any(codes is not None for codes in values):
         x = _category_codes(g, x, values)
     float_outputs = input_is_float if float_outputs is None else float_outputs
     _write_outputs(g, _leaf_rank(g, x, tree), tables, outputs, float_outputs)
@@ -437,7 +502,8 @@ def _onnx_type(name):
 
 
 # ---------------------------------------------------------------------- public
-def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=None):
+def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=None,
+                inputs="auto"):
     """An ONNX model predicting a batch of rows exactly as the estimator does.
 
     The model uses standard operators only (domains ``ai.onnx`` and
@@ -456,10 +522,21 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
         float64; probabilities and values are then returned as float32, each
         the estimator's double rounded once.
     input_name : str, default="X"
-        Name of the input, a tensor of shape ``(N, n_features_in_)``.
+        Name of the input with ``inputs="matrix"``, a tensor of shape
+        ``(N, n_features_in_)``.
     target_opset : int, default=None
         Opset of the ``ai.onnx`` domain, 13 or later; ``None`` writes 17.
         ``ai.onnx.ml`` is written at opset 3.
+    inputs : {"auto", "matrix", "columns"}, default="auto"
+        ``"matrix"``: one input ``input_name`` holding every feature (category
+        values as numbers). ``"columns"``: one input per feature, of shape
+        ``(N, 1)``, named as the feature (``feature_names_in_``, else ``x0``,
+        ``x1``, ...), as skl2onnx names a DataFrame's columns: a categorical
+        column whose categories are text is a string tensor, mapped to its
+        codes in the graph (a string not seen at fit is a missing value, as
+        :meth:`predict` reads it), every other column is ``input_type``.
+        ``"auto"``: ``"columns"`` for a model with text categories, else
+        ``"matrix"``.
 
     Returns
     -------
@@ -479,8 +556,10 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
     ValueError
         For an unknown ``input_type``, an ``input_name`` that names an output, an
         opset below 13, class labels that are neither integers nor strings, a
-        model that encodes categories that are not numbers (text: the exports
-        to Python and SQL take them), or a tree of more than 2**24 leaves.
+        model that encodes categories that are not numbers with
+        ``inputs="matrix"``, a categorical column mixing text and numbers, a
+        feature named as an output with ``inputs="columns"``, or a tree of more
+        than 2**24 leaves.
     ImportError
         If the ``onnx`` package is missing (``pip install bivtree[onnx]``).
 
@@ -512,22 +591,43 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
     >>> model = export_onnx(clf)  # doctest: +SKIP
     >>> session = ort.InferenceSession(model.SerializeToString())  # doctest: +SKIP
     >>> label, proba = session.run(None, {"X": X.astype("float64")})  # doctest: +SKIP
+
+    A model fitted on a DataFrame with text categories takes one input per
+    column (``inputs="auto"``)::
+
+        feed = {name: frame[[name]].to_numpy(dtype=object if name == "colour" else "float64")
+                for name in frame.columns}
+        label, proba = session.run(None, feed)
     """
     if input_type not in ("double", "float"):
         raise ValueError(f"input_type must be 'double' or 'float', got {input_type!r}")
-    if input_name in ("label", "probabilities", "variable"):
-        raise ValueError(f"input_name {input_name!r} is the name of an output")
+    if inputs not in ("auto", "matrix", "columns"):
+        raise ValueError(f"inputs must be 'auto', 'matrix' or 'columns', got {inputs!r}")
     opset = DEFAULT_OPSET if target_opset is None else int(target_opset)
     helper = _helper()
-    tree, is_classifier = _check_estimator(estimator)
-    g = _ModelGraph(helper, opset)
+    tree, is_classifier = _check_estimator(estimator, text_columns=inputs != "matrix")
+    if inputs == "auto":
+        inputs = "columns" if _text_columns(estimator) else "matrix"
     outputs = {"label": "label", "probabilities": "probabilities"} if is_classifier else {
         "variable": "variable"}
-    _build(g, input_name, estimator, input_type == "float", outputs)
+    names = [input_name] if inputs == "matrix" else _column_names(estimator)
+    clash = [name for name in names if name in outputs]
+    if clash:
+        what = "input_name" if inputs == "matrix" else "the feature name"
+        raise ValueError(f"{what} {clash[0]!r} is the name of an output")
+    g = _ModelGraph(helper, opset)
+    _build(g, input_name if inputs == "matrix" else names, estimator, input_type == "float",
+           outputs)
 
     value_type = _onnx_type("FLOAT" if input_type == "float" else "DOUBLE")
-    n_features = int(estimator.n_features_in_)
-    inputs = [helper.make_tensor_value_info(input_name, value_type, ["N", n_features])]
+    if inputs == "matrix":
+        declared_inputs = [helper.make_tensor_value_info(
+            input_name, value_type, ["N", int(estimator.n_features_in_)])]
+    else:
+        text = set(_text_columns(estimator))
+        declared_inputs = [helper.make_tensor_value_info(
+            name, _onnx_type("STRING") if f in text else value_type, ["N", 1])
+            for f, name in enumerate(names)]
     if is_classifier:
         labels = _label_table(estimator.classes_)
         label_type = _onnx_type("STRING" if labels.dtype == object else "INT64")
@@ -536,8 +636,8 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
                                                   ["N", len(labels)])]
     else:
         declared = [helper.make_tensor_value_info("variable", value_type, ["N", 1])]
-    graph = helper.make_graph(g.nodes, f"bivtree_{type(estimator).__name__}", inputs, declared,
-                              g.initializers)
+    graph = helper.make_graph(g.nodes, f"bivtree_{type(estimator).__name__}", declared_inputs,
+                              declared, g.initializers)
     model = helper.make_model(graph, producer_name="bivtree", producer_version=__version__,
                               opset_imports=[helper.make_opsetid("", opset),
                                              helper.make_opsetid("ai.onnx.ml", ML_OPSET)])
