@@ -21,7 +21,14 @@ from bivtree import (
     to_json,
 )
 from bivtree.export import rules_markdown
-from bivtree.formatting import format_rule, ratio_rule
+from bivtree.formatting import (
+    format_categories,
+    format_rule,
+    indicator_reading,
+    missing_text,
+    quoted_name,
+    ratio_rule,
+)
 
 
 def fitted(seed=0):
@@ -223,6 +230,36 @@ def test_format_rule_omits_unit_weights():
     assert format_rule([0, 1], [1.0, 1.0], 2.5, names, op=">") == "a1 + a2 > 2.5"
     assert format_rule([0, 1], [1.0, -1.0], 0.5, names, decimals=None) == \
         "a1 - 1.0 * a2 <= 0.5"
+
+
+def test_names_that_could_read_as_part_of_a_test_are_quoted():
+    assert quoted_name("petal length (cm)") == "petal length (cm)"
+    assert quoted_name("age_2") == "age_2"
+    for name, shown in [("debt-to-income", "`debt-to-income`"), ("x/y", "`x/y`"),
+                        ("age>65", "`age>65`"), ("2", "`2`"), ("1e3", "`1e3`"),
+                        ("", "``"), (" padded", "` padded`"), ("a`b", "`a``b`"),
+                        ("n, m", "`n, m`"), ("[x]", "`[x]`")]:
+        assert quoted_name(name) == shown
+    names = ["debt-to-income", "age", "x*y"]
+    assert format_rule([0, 2], [1.0, -0.5], 2.0, names) == \
+        "`debt-to-income` - 0.5 * `x*y` <= 2"
+    assert format_rule([0, 1], [1.0, 0.5], 2.0, names, missing=True) == \
+        "`debt-to-income` + 0.5 * age <= 2 or `debt-to-income` or age is missing"
+    assert missing_text([2], names, missing=False) == "`x*y` is not missing"
+    assert format_categories("a-b", [1, 3]) == "`a-b` in {1, 3}"
+    assert format_rule([0, 1], [1.0, 2.0], 3.0, names, category_mask=[0, 0b10]) == \
+        "`debt-to-income` + 2 * [age in {1}] <= 3"
+    assert indicator_reading([0, 1], [1.0, 2.0], 3.0, names, category_mask=[0, 0b10]) == \
+        "`debt-to-income` <= 1 if age in {1}, else `debt-to-income` <= 3"
+    signs = (np.array([1, 1, 1]), np.array([1.0, 1.0, 1.0]))
+    assert ratio_rule([0, 2], [1.0, -0.5], 0.0, "<=", names, signs) == \
+        "`debt-to-income` / `x*y` <= 0.5"
+    # a fitted model's text and rules (its root: x0 - 0.6 * x1 against 0)
+    X, y, _clf = fitted()
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, y)
+    assert re.match(r"if `a-b` - 0\.6\d* \* c <= ",
+                    export_text(clf, feature_names=["a-b", "c", "d"]))
+    assert export_rules(clf, ["a-b", "c", "d"])[0]["rule"].startswith("`a-b` - 0.6")
 
 
 # --------------------------------------------------------------------------- Graphviz

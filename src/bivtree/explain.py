@@ -37,6 +37,7 @@ from .formatting import (
     format_number,
     format_rule,
     missing_text,
+    quoted_name,
     resolve_class_labels,
     resolve_feature_names,
 )
@@ -279,15 +280,16 @@ def _step_text(step, feature_names):
             return format_number(code, _VALUE_DIGITS)
 
         members = ", ".join(shown(c) for c in step.categories)
-        return f"{step.features[0]} = {shown(step.category)} in {{{members}}}  -> {answer}"
+        return (f"{quoted_name(step.features[0])} = {shown(step.category)} in {{{members}}}  "
+                f"-> {answer}")
     # the rule as the sum it is (a test of two indicators prints as such, not as its
     # boolean reading), each slot named by what it reads
     sets = step.indicator_categories or (None,) * len(step.feature_indices)
-    terms = [feature_names[f] if codes is None
+    terms = [quoted_name(feature_names[f]) if codes is None
              else f"[{format_categories(feature_names[f], codes)}]"
              for f, codes in zip(step.feature_indices, sets)]
     rule = format_rule(range(len(terms)), step.weights, step.threshold, terms,
-                       decimals=_RULE_DIGITS)
+                       decimals=_RULE_DIGITS, quote=False)
     # the printed rule ends in " <= threshold": the projection goes in between
     left_side, threshold = rule.rsplit(" <= ", 1)
     return (f"{left_side} = {format_number(step.projection, _VALUE_DIGITS)} <= {threshold}"

@@ -5,6 +5,8 @@ same tests, numbers, feature names and class labels; they all take them from
 here, so a rule reads the same wherever it appears.
 
 - :func:`format_number`: a number rounded to significant digits, in plain notation;
+- :func:`quoted_name`: a feature name as it appears inside a test, in backticks when
+  it could read as part of the expression (a name such as ``debt-to-income``);
 - :func:`format_rule` / :func:`format_categories`: a node's test, e.g.
   ``"x7 + 0.3 * x10 <= -0.1"`` or ``"colour in {1, 3}"``, with the missing values
   that take the branch (``"x7 <= 0.5 or x7 is missing"``, :func:`missing_text`);
@@ -34,6 +36,7 @@ __all__ = [
     "indicator_reading",
     "leaf_error",
     "missing_text",
+    "quoted_name",
     "ratio_rule",
     "resolve_class_labels",
     "resolve_feature_names",
@@ -76,6 +79,34 @@ def format_number(value, decimals):
 _SET_OPS = {"<=": "in", ">": "not in", "in": "in", "not in": "not in"}
 
 
+#: characters that make a feature name read as part of a test's expression
+_OPERATOR_CHARACTERS = frozenset("+-*/<>=!`[]{},|&")
+
+
+def quoted_name(name):
+    """``name`` as it appears inside a test: in backticks when it could be misread.
+
+    A name holding an operator or a bracket (``debt-to-income``, ``x/y``,
+    ``age>65``), one that reads as a number (``2``, ``1e3``), an empty one or
+    one with spaces around it is written between backticks, a backtick in it
+    doubled; any other name (``petal length (cm)`` included) as it is.
+    """
+    text = str(name)
+    plain = (text and text == text.strip()
+             and not _OPERATOR_CHARACTERS.intersection(text) and not _is_number(text))
+    if plain:
+        return text
+    return "`" + text.replace("`", "``") + "`"
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def format_categories(feature_name, categories, op="in"):
     """A category-set test as text, e.g. ``"colour in {1, 3, 4}"``.
 
@@ -94,7 +125,7 @@ def format_categories(feature_name, categories, op="in"):
     labels = getattr(feature_name, "categories", None)
     shown = [labels[int(c)] if labels is not None and 0 <= int(c) < len(labels) else str(int(c))
              for c in categories]
-    return f"{feature_name} {op} {{{', '.join(shown)}}}"
+    return f"{quoted_name(feature_name)} {op} {{{', '.join(shown)}}}"
 
 
 def missing_text(features, feature_names, missing=True):
@@ -112,7 +143,7 @@ def missing_text(features, feature_names, missing=True):
     -------
     str
     """
-    names = [feature_names[int(f)] for f in features if f >= 0]
+    names = [quoted_name(feature_names[int(f)]) for f in features if f >= 0]
     if missing:
         return f"{' or '.join(names)} is missing"
     return f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} not missing"
@@ -120,7 +151,7 @@ def missing_text(features, feature_names, missing=True):
 
 def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DECIMALS,
                 op="<=",
-                category_mask=0, missing=False):
+                category_mask=0, missing=False, quote=True):
     """A node test as text, e.g. ``"x7 + 0.3 * x10 <= -0.1"`` or ``"colour in {1, 3}"``.
 
     An indicator slot (a category set in a node of two used slots) reads
@@ -151,6 +182,9 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
         two used slots, the slots' indicator sets.
     missing : bool, default=False
         Whether the samples missing a feature of the test take this branch.
+    quote : bool, default=True
+        Write each name of a numeric slot as :func:`quoted_name` does; False
+        takes ``feature_names`` as written already (terms composed by the caller).
 
     Returns
     -------
@@ -177,6 +211,8 @@ def format_rule(features, weights, threshold, feature_names, decimals=DEFAULT_DE
         name = feature_names[f]
         if m:
             name = f"[{format_categories(name, mask_to_categories(m))}]"
+        elif quote:
+            name = quoted_name(name)
         if not terms:
             terms.append(name if w == 1.0 else f"{format_number(w, decimals)} * {name}")
             continue
@@ -226,7 +262,7 @@ def indicator_reading(features, weights, threshold, feature_names, decimals=DEFA
         return None
     op = {(True, "<="): "<=", (True, ">"): ">", (False, "<="): ">=", (False, ">"): "<"}[
         (bool(weights[x] > 0), op)]
-    name = feature_names[int(features[x])]
+    name = quoted_name(feature_names[int(features[x])])
     inside = format_number((threshold - weights[z]) / weights[x], decimals)
     outside = format_number(threshold / weights[x], decimals)
     group = format_categories(feature_names[int(features[z])], mask_to_categories(masks[z]))
@@ -416,7 +452,8 @@ def ratio_rule(features, weights, threshold, op, feature_names, signs,
         return None
     if sign[k] < 0:  # dividing by a negative denominator reverses the comparison
         op = _FLIP[op]
-    return f"{feature_names[j]} / {feature_names[k]} {op} {format_number(-w, decimals)}"
+    return (f"{quoted_name(feature_names[j])} / {quoted_name(feature_names[k])} {op} "
+            f"{format_number(-w, decimals)}")
 
 
 def leaf_error(estimator, tree, node):
