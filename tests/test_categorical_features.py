@@ -521,14 +521,17 @@ def test_sql_and_python_exports_take_category_values():
     assert got == expected.tolist()
 
 
-def test_onnx_export_refuses_category_values():
+def test_onnx_export_takes_text_categories_by_column_only():
     pytest.importorskip("onnx")
     from bivtree import export_onnx
 
     frame, y = categorical_fit_data(4, n=60)
     est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
-    with pytest.raises(ValueError, match=r"categorical column\(s\) \['colour'\].*export_python"):
-        export_onnx(est)
+    with pytest.raises(ValueError, match=r"categorical column\(s\) \['colour'\].*"
+                                         r"inputs='columns'.*export_python"):
+        export_onnx(est, inputs="matrix")
+    inputs = export_onnx(est).graph.input  # by default, one input per column
+    assert [i.name for i in inputs] == [str(c) for c in frame.columns]
 
 
 def test_an_infinite_category_value_is_refused_by_name():
