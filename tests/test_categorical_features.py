@@ -521,6 +521,32 @@ def test_sql_and_python_exports_take_category_values():
     assert got == expected.tolist()
 
 
+def test_sql_of_a_set_without_known_values_writes_no_empty_list():
+    """A hand-edited set holding only codes that no fitted value has: standard SQL has no
+    ``IN ()``, so the test reads ``1 = 0`` (no value is in it) and routes as apply."""
+    import sqlite3
+
+    from bivtree import export_sql
+
+    frame, y = categorical_fit_data(4, n=150)
+    est = BivariateTreeClassifier(max_depth=2, categorical_features=["colour", "size"],
+                                  splitter_options={"category_pairs": False}).fit(frame, y)
+    tree = est.tree_
+    node = int(np.flatnonzero(tree.is_categorical)[0])
+    f = int(tree.features[node, 0])
+    n_codes = len(est.categories_[f])
+    tree.category_mask[node, 0] = np.uint64(1) << np.uint64(n_codes)  # a code with no value
+    for missing_left in (False, True):
+        tree.missing_go_left[node] = missing_left
+        sql = export_sql(est, output="leaf")
+        assert "IN ()" not in sql
+        db = sqlite3.connect(":memory:")
+        rows = pd.concat([frame, frame.head(5).assign(**{frame.columns[f]: None})],
+                         ignore_index=True)
+        rows.to_sql("data", db, index=False)
+        assert [r[-1] for r in db.execute(sql)] == est.apply(rows).tolist()
+
+
 def test_onnx_export_takes_text_categories_by_column_only():
     pytest.importorskip("onnx")
     from bivtree import export_onnx

@@ -190,12 +190,21 @@ def _sql_sets(values, f, mask):
     return members, known
 
 
+def _sql_in(column, literals, negate=False):
+    """``column IN (literals)`` (``NOT IN`` when ``negate``), written without an empty list,
+    which standard SQL does not allow: no value is in an empty set (``1 = 0``), and every
+    known value is outside it (``column IS NOT NULL``)."""
+    if not literals:
+        return f"{column} IS NOT NULL" if negate else "1 = 0"
+    return f"{column} {'NOT IN' if negate else 'IN'} ({', '.join(literals)})"
+
+
 def _sql_missing(column, known):
     """Conditions true when ``column`` is missing to the model: NULL, or a value unseen at fit."""
     missing = [f"{column} IS NULL"]
     if known is not None:
         # NULL NOT IN (...) is NULL, not true: the IS NULL above covers it
-        missing.append(f"{column} NOT IN ({', '.join(known)})")
+        missing.append(_sql_in(column, known, negate=True))
     return missing
 
 
@@ -206,8 +215,8 @@ def _sql_indicator(column, members, known):
     value unseen at fit, which the model reads as missing) gives NULL, which makes
     the node's whole sum NULL, as NaN does in ``slot_value``.
     """
-    other = f"{column} IS NOT NULL" if known is None else f"{column} IN ({', '.join(known)})"
-    return (f"(CASE WHEN {column} IN ({', '.join(members)}) THEN 1.0 "
+    other = f"{column} IS NOT NULL" if known is None else _sql_in(column, known)
+    return (f"(CASE WHEN {_sql_in(column, members)} THEN 1.0 "
             f"WHEN {other} THEN 0.0 END)")
 
 
@@ -229,7 +238,7 @@ def _sql_test(tree, node, columns, decimals, values=None):
     if tree.categorical_mask(node):
         f, _, mask = slots[0]
         members, known = _sql_sets(values, f, mask)
-        test = f"{columns[f]} IN ({', '.join(members)})"
+        test = _sql_in(columns[f], members)
         missing = _sql_missing(columns[f], known)
     else:
         # the sum starts at 0.0 and adds the terms left to right, as goes_left does;
