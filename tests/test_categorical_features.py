@@ -13,6 +13,7 @@
 import copy
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -633,3 +634,65 @@ def test_indicator_views_name_category_values():
     step = explain(est, frame.iloc[[0]]).steps[0]
     assert step.indicator_categories[1] == tuple(codes)
     assert f"[colour in {{{name}}}]" in step.rule
+
+
+@pytest.mark.parametrize("selector", ["tao-cv", "cost-complexity-cv"])
+def test_views_and_exports_of_a_selector_are_those_of_its_chosen_tree(selector):
+    """A model selector stands for its chosen tree in every view and export: the category
+    values (the chosen tree's), the input checks and the plots (they failed, or printed
+    codes in place of the values, or compared codes with text in SQL)."""
+    import sqlite3
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bivtree import (
+        TAOTreeClassifierCV,
+        explain,
+        export_graphviz,
+        export_html,
+        export_python,
+        export_rules,
+        export_sql,
+        export_text,
+        plot_split,
+        plot_tree,
+        save_model,
+    )
+    from bivtree.explain import contributions
+    from bivtree.model_selection import CostComplexityCV
+
+    frame, y = categorical_fit_data(4, n=200)
+    if selector == "tao-cv":
+        model = TAOTreeClassifierCV(feature_costs=[1.0], inits=["bivariate"], n_lambdas=3,
+                                    max_depth=3, cv=2, random_state=0).fit(frame, y)
+    else:
+        model = CostComplexityCV(BivariateTreeClassifier(
+            max_depth=3, random_state=0, splitter_options={"category_pairs": False}),
+            cv=2).fit(frame, y)
+    chosen = model.best_estimator_
+    tree = chosen.tree_
+    # the chosen tree tests the text column, so its values must show
+    assert (tree.features[tree.children_left != -1] == 2).any()
+    text = export_text(model)
+    assert text == export_text(chosen)
+    assert re.search(r"colour (not )?in \{(black|blue|green|red|white)", text)
+    assert export_rules(model) == export_rules(chosen)
+    assert export_graphviz(model) == export_graphviz(chosen)
+    assert export_python(model) == export_python(chosen)
+    assert export_sql(model, output="leaf") == export_sql(chosen, output="leaf")
+    db = sqlite3.connect(":memory:")
+    frame.to_sql("data", db, index=False)
+    assert [r[-1] for r in db.execute(export_sql(model, output="leaf"))] == \
+        chosen.apply(frame).tolist()
+    assert export_html(model, frame, y) == export_html(chosen, frame, y)
+    assert str(explain(model, frame.iloc[0])) == str(explain(chosen, frame.iloc[0]))
+    np.testing.assert_array_equal(contributions(model, frame), contributions(chosen, frame))
+    assert plot_tree(model, frame, y) is not None
+    assert plot_split(model, 0, frame, y) is not None
+    pytest.importorskip("onnx")
+    from bivtree import export_onnx
+
+    assert export_onnx(model).SerializeToString() == export_onnx(chosen).SerializeToString()
+    with pytest.raises(ValueError, match="save its best_estimator_"):
+        save_model(model, "unused.json")

@@ -799,6 +799,15 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         return cost_complexity_pruning_path(unpruned.tree_)
 
 
+def tree_estimator(estimator):
+    """The tree estimator that the views and exports read: a model selector's chosen tree
+    (``best_estimator_``, which carries the category values and the input checks), else
+    ``estimator`` itself."""
+    if isinstance(estimator, ChosenTreeDelegation):
+        return estimator._chosen()
+    return estimator
+
+
 class ChosenTreeDelegation:
     """What a model selector answers with the tree it chose (``best_estimator_``).
 

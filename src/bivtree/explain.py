@@ -31,6 +31,7 @@ import numpy as np
 
 from ._kernels.scan import ALL_KNOWN_LEFT
 from ._kernels.traversal import in_category_set, project_row, slot_value
+from .estimators import tree_estimator
 from .formatting import (
     DEFAULT_DECIMALS,
     format_categories,
@@ -367,6 +368,8 @@ def contributions(estimator, X, *, return_root=False):
     estimator : fitted bivtree estimator
         A :class:`~bivtree.BivariateTreeClassifier`, :class:`~bivtree.BivariateTreeRegressor`,
         :class:`~bivtree.TAOTreeClassifier` or :class:`~bivtree.TAOTreeRegressor`.
+        A model selector (``TAOTreeClassifierCV``, ``CostComplexityCV``...) stands
+        for its chosen tree, ``best_estimator_``.
     X : array-like of shape (n_samples, n_features)
         Checked as ``predict`` checks it.
     return_root : bool, default=False
@@ -395,6 +398,7 @@ def contributions(estimator, X, *, return_root=False):
     >>> bool(np.allclose(root + credit.sum(axis=1), reg.predict(X)))
     True
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     X = estimator._validate_X_predict(X)
     credit = _path_contributions(estimator, X)
     if not _is_classifier(estimator):
@@ -490,6 +494,8 @@ def explain(estimator, X_row, *, feature_names=None, class_names=None):
     estimator : fitted bivtree estimator
         A :class:`~bivtree.BivariateTreeClassifier`, :class:`~bivtree.BivariateTreeRegressor`,
         :class:`~bivtree.TAOTreeClassifier` or :class:`~bivtree.TAOTreeRegressor`.
+        A model selector (``TAOTreeClassifierCV``, ``CostComplexityCV``...) stands
+        for its chosen tree, ``best_estimator_``.
     X_row : array-like of shape (n_features,) or (1, n_features)
         One sample: a list, a 1-D or one-row array, a pandas Series or a one-row
         DataFrame (matched by column name when the estimator was fitted on a
@@ -524,6 +530,7 @@ def explain(estimator, X_row, *, feature_names=None, class_names=None):
     contributions to P(1) (root value 0.5):
       height: +0.5
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     X = one_sample(estimator, X_row)
     names = resolve_feature_names(estimator, feature_names)
     labels = resolve_class_labels(estimator, class_names)

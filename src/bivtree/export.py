@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
 from ._kernels.scan import ALL_KNOWN_LEFT
+from .estimators import tree_estimator
 from .formatting import (
     DEFAULT_DECIMALS,
     feature_signs,
@@ -62,7 +63,9 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
     Parameters
     ----------
     estimator : BivariateTreeClassifier or BivariateTreeRegressor
-        A fitted estimator (anything with ``tree_`` and ``n_features_in_``).
+        A fitted estimator (anything with ``tree_`` and ``n_features_in_``). A model
+        selector (``TAOTreeClassifierCV``, ``CostComplexityCV``...) stands for its chosen
+        tree, ``best_estimator_``.
     feature_names : sequence of str, default=None
         Defaults to ``feature_names_in_`` or ``x0, x1, ...``.
     decimals : int or None, default=4
@@ -104,6 +107,7 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
     else:  # petal length (cm) > 2.45
         class: 1  (samples: 100, counts: [0, 50, 50])
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
     names = resolve_feature_names(estimator, feature_names)
@@ -279,7 +283,8 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
     Parameters
     ----------
     estimator : BivariateTreeClassifier or BivariateTreeRegressor
-        A fitted estimator.
+        A fitted estimator. A model selector (``TAOTreeClassifierCV``,
+        ``CostComplexityCV``...) stands for its chosen tree, ``best_estimator_``.
     feature_names : sequence of str, default=None
         Defaults to ``feature_names_in_`` or ``x0, x1, ...``.
     X : array-like of shape (n_samples, n_features), default=None
@@ -344,6 +349,7 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
     petal length (cm) <= 2.45 -> setosa 50 0.0
     petal length (cm) > 2.45 -> versicolor 100 50.0
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
     names = resolve_feature_names(estimator, feature_names)
@@ -449,7 +455,8 @@ def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names
     Parameters
     ----------
     estimator : BivariateTreeClassifier or BivariateTreeRegressor
-        A fitted estimator.
+        A fitted estimator. A model selector (``TAOTreeClassifierCV``,
+        ``CostComplexityCV``...) stands for its chosen tree, ``best_estimator_``.
     out_file : str or path-like, default=None
         Also write the DOT source there.
     feature_names : sequence of str, default=None
@@ -471,6 +478,7 @@ def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names
     str
         DOT source; render it with ``dot -Tpng tree.dot -o tree.png``.
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
     names = resolve_feature_names(estimator, feature_names)

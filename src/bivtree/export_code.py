@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
 from ._tabular import code_values
+from .estimators import tree_estimator
 from .formatting import resolve_feature_names
 from .tree import mask_to_categories
 
@@ -297,7 +298,8 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     Parameters
     ----------
     estimator : BivariateTreeClassifier, BivariateTreeRegressor, TAOTreeClassifier or TAOTreeRegressor
-        A fitted estimator.
+        A fitted estimator. A model selector (``TAOTreeClassifierCV``,
+        ``CostComplexityCV``...) stands for its chosen tree, ``best_estimator_``.
     table : str, default="data"
         Name of the table (or view) holding one row per sample, written as one
         quoted identifier.
@@ -358,6 +360,7 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     >>> [row[-1] for row in db.execute(export_sql(clf))]
     ['a', 'a', 'b', 'b']
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     tree, classes = _check_output(estimator, output)
     columns = [quote_identifier(n) for n in resolve_feature_names(estimator, feature_names)]
     source = quote_identifier(table)
@@ -465,7 +468,8 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     Parameters
     ----------
     estimator : BivariateTreeClassifier, BivariateTreeRegressor, TAOTreeClassifier or TAOTreeRegressor
-        A fitted estimator.
+        A fitted estimator. A model selector (``TAOTreeClassifierCV``,
+        ``CostComplexityCV``...) stands for its chosen tree, ``best_estimator_``.
     function_name : str, default="predict_row"
     output : {"class", "proba", "leaf"}, default="class"
         What the function returns: the class label (the mean value for a
@@ -497,6 +501,7 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     >>> namespace["predict_row"]([2.5, 1.5])
     5.0
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     tree, classes = _check_output(estimator, output)
     if row_type not in ("sequence", "mapping"):
         raise ValueError(f"row_type must be 'sequence' or 'mapping', got {row_type!r}")

@@ -53,6 +53,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._config import TREE_LEAF
 from ._tabular import code_values
 from ._version import __version__
+from .estimators import tree_estimator
 from .tree import N_CATEGORY_CODES
 
 __all__ = ["export_onnx", "register_skl2onnx_converters"]
@@ -512,7 +513,8 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
     Parameters
     ----------
     estimator : BivariateTreeClassifier, BivariateTreeRegressor, TAOTreeClassifier or TAOTreeRegressor
-        A fitted estimator.
+        A fitted estimator. A model selector (``TAOTreeClassifierCV``,
+        ``CostComplexityCV``...) stands for its chosen tree, ``best_estimator_``.
     input_type : {"double", "float"}, default="double"
         Element type of the input tensor. ``"double"``: the model takes float64
         rows, routes them as :meth:`apply` does and returns float64
@@ -599,6 +601,7 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
                 for name in frame.columns}
         label, proba = session.run(None, feed)
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     if input_type not in ("double", "float"):
         raise ValueError(f"input_type must be 'double' or 'float', got {input_type!r}")
     if inputs not in ("auto", "matrix", "columns"):

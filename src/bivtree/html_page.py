@@ -56,6 +56,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._config import ITYPE, TREE_LEAF
 from ._html_script import PAGE_SCRIPT, PAGE_STYLE
+from .estimators import tree_estimator
 from .export import _leaf_text
 from .formatting import (
     DEFAULT_DECIMALS,
@@ -468,6 +469,8 @@ def export_html(estimator, X=None, y=None, path=None, *, feature_names=None, cla
     estimator : fitted bivtree estimator
         A :class:`~bivtree.BivariateTreeClassifier`, :class:`~bivtree.BivariateTreeRegressor`,
         :class:`~bivtree.TAOTreeClassifier` or :class:`~bivtree.TAOTreeRegressor`.
+        A model selector (``TAOTreeClassifierCV``, ``CostComplexityCV``...) stands
+        for its chosen tree, ``best_estimator_``.
     X : array-like of shape (n_samples, n_features), default=None
         Samples (typically the training data): every decision node gets a scatter plot
         of those reaching it, and the search box takes row indices of ``X`` (from 0).
@@ -508,6 +511,7 @@ def export_html(estimator, X=None, y=None, path=None, *, feature_names=None, cla
         ``<script type="application/json" id="bivtree-data">`` element: per node its
         test (``rule``, the text of ``export_text``), counts and plot.
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     check_is_fitted(estimator, "tree_")
     names = resolve_feature_names(estimator, feature_names)
     labels = resolve_class_labels(estimator, class_names)

@@ -154,7 +154,10 @@ def _model_dict(estimator, metadata=None):
     check_is_fitted(estimator, "tree_")
     name = type(estimator).__name__
     if _MODEL_CLASSES.get(name) is not type(estimator):
-        raise ValueError(f"cannot save a {name}; JSON models hold {sorted(_MODEL_CLASSES)}")
+        chosen = ("; a model selector's chosen tree is saved as itself: save its "
+                  "best_estimator_" if hasattr(estimator, "best_estimator_") else "")
+        raise ValueError(f"cannot save a {name}; JSON models hold {sorted(_MODEL_CLASSES)}"
+                         f"{chosen}")
     params, not_saved = {}, []
     for key, value in sorted(estimator.get_params(deep=False).items()):
         if key in _OPTIONAL_PARAMS and _is_default(value, _OPTIONAL_PARAMS[key]):

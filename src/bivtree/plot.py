@@ -36,6 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
 from ._kernels.scan import ALL_KNOWN_LEFT
+from .estimators import tree_estimator
 from .explain import one_sample
 from .formatting import (
     DEFAULT_DECIMALS,
@@ -1438,7 +1439,8 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
     Parameters
     ----------
     estimator : BivariateTreeClassifier or BivariateTreeRegressor
-        A fitted estimator.
+        A fitted estimator. A model selector (``TAOTreeClassifierCV``,
+        ``CostComplexityCV``...) stands for its chosen tree, ``best_estimator_``.
     X : array-like of shape (n_samples, n_features), default=None
         Samples to draw (typically the training data). Each decision node shows
         the samples that reach it on its features, with its test as a line and the
@@ -1503,6 +1505,7 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
     (misclassified samples; for a regressor the mean squared error), as in the
     figures of Kairgeldin & Carreira-Perpinan.
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     check_is_fitted(estimator, "tree_")
     _pyplot()  # without matplotlib, say so before anything else
     names = resolve_feature_names(estimator, feature_names)
@@ -1623,7 +1626,8 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
     Parameters
     ----------
     estimator : BivariateTreeClassifier or BivariateTreeRegressor
-        A fitted estimator.
+        A fitted estimator. A model selector (``TAOTreeClassifierCV``,
+        ``CostComplexityCV``...) stands for its chosen tree, ``best_estimator_``.
     node_id : int
         A decision node (the ids of ``apply``, :func:`plot_tree` and ``export_rules``).
     X : array-like of shape (n_samples, n_features)
@@ -1660,6 +1664,7 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
         sample has gid ``"highlight"``, and a subsampled plot a text with gid
         ``"subsample"``.
     """
+    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
     check_is_fitted(estimator, "tree_")
     plt = _pyplot()
     from matplotlib.lines import Line2D
