@@ -367,6 +367,27 @@ def test_pipeline_with_zipmap_nocl_and_a_regressor(pipeline, dtype):
         _assert_same(got, {"variable": tree.tree_.value[leaves, :1].astype(np.float32)})
 
 
+def test_tao_selectors_in_a_pipeline_convert_as_their_chosen_trees():
+    """skl2onnx converts a pipeline ending in a TAO selector (its options, such as zipmap,
+    given for the selector) as the pipeline of its chosen tree."""
+    pytest.importorskip("skl2onnx")
+    from skl2onnx import to_onnx
+
+    from bivtree import TAOTreeClassifierCV, TAOTreeRegressorCV
+
+    register_skl2onnx_converters()
+    X = _features(300, seed=12)
+    small = {"feature_costs": [1.0], "inits": ["bivariate"], "n_lambdas": 3, "max_depth": 4,
+             "cv": 2, "random_state": 0}
+    clf = Pipeline([("scale", StandardScaler()), ("tree", TAOTreeClassifierCV(**small))])
+    clf.fit(X, _targets(X, False))
+    model = to_onnx(clf, X[:1], options={TAOTreeClassifierCV: {"zipmap": False}})
+    _assert_same(_run(model, X), {"label": clf.predict(X), "probabilities": clf.predict_proba(X)})
+    reg = Pipeline([("scale", StandardScaler()), ("tree", TAOTreeRegressorCV(**small))])
+    reg.fit(X, _targets(X, True))
+    _assert_same(_run(to_onnx(reg, X[:1]), X), {"variable": reg.predict(X)[:, None]})
+
+
 # ---------------------------------------------------------------------- indicator slots
 def _indicator(codes, mask):
     """``slot_value`` of an indicator slot: 1.0 in the set, 0.0 otherwise, NaN for NaN."""

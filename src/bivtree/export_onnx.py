@@ -73,6 +73,8 @@ _ALIASES = {
     "BivariateTreeRegressor": "BivtreeBivariateTreeRegressor",
     "TAOTreeClassifier": "BivtreeTAOTreeClassifier",
     "TAOTreeRegressor": "BivtreeTAOTreeRegressor",
+    "TAOTreeClassifierCV": "BivtreeTAOTreeClassifierCV",
+    "TAOTreeRegressorCV": "BivtreeTAOTreeRegressorCV",
 }
 _registered = False
 
@@ -679,7 +681,7 @@ def _shape_calculator(operator):
                         f"{type(source).__name__}")
     n = operator.inputs[0].get_first_dimension()
     value_type = type(source)
-    estimator = operator.raw_operator
+    estimator = operator.raw_operator  # a selector's options are its own: keep it here
     if hasattr(estimator, "classes_"):
         # option nocl: class indices as labels
         labels = _label_table(get_label_classes(operator.scope_inst, estimator))
@@ -706,12 +708,15 @@ def _converter(scope, operator, container):
     if is_classifier:
         classes = get_label_classes(scope, estimator)
         float_outputs = _float_probabilities(scope, estimator, input_is_float)
-    _build(_ConverterGraph(scope, container), operator.inputs[0].full_name, estimator,
-           input_is_float, outputs, classes, float_outputs)
+    _build(_ConverterGraph(scope, container), operator.inputs[0].full_name,
+           tree_estimator(estimator), input_is_float, outputs, classes, float_outputs)
 
 
 def register_skl2onnx_converters():
     """Let ``skl2onnx`` convert bivtree's estimators, alone or inside a pipeline.
+
+    The tree estimators convert, and the TAO selectors (``TAOTreeClassifierCV``,
+    ``TAOTreeRegressorCV``) as their chosen trees.
 
     Call it once before ``skl2onnx.to_onnx`` / ``convert_sklearn``; later calls
     do nothing. Classifiers accept skl2onnx's ``zipmap`` and ``nocl`` options
@@ -745,7 +750,12 @@ def register_skl2onnx_converters():
     skl2onnx = _import("skl2onnx")
     if _registered:
         return
+    from .tao_selection import TAOTreeClassifierCV, TAOTreeRegressorCV
+
     classifiers, regressors = _estimator_classes()
+    # the TAO selectors convert as their chosen trees
+    classifiers, regressors = classifiers + (TAOTreeClassifierCV,), regressors + (
+        TAOTreeRegressorCV,)
     for cls in classifiers + regressors:
         options = ({"zipmap": [True, False, "columns"], "nocl": [True, False]}
                    if cls in classifiers else None)
