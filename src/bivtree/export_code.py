@@ -482,9 +482,11 @@ def export_python(estimator, *, function_name="predict_row", output="class",
         ``"sequence"``: the function takes a sequence of numbers, ``row[i]``
         being feature ``i``; ``"mapping"``: a mapping from feature name to
         number (a ``dict`` or a ``csv.DictReader`` row converted to floats).
-        A feature encoded as categories at fit takes its category values
-        (``"red"``), which the function maps to the model's codes; a value not
-        seen at fit is read as a missing one, as :meth:`predict` reads it.
+        A missing number is ``float("nan")`` (convert ``None``, e.g. a JSON
+        ``null``, to it). A feature encoded as categories at fit takes its
+        category values (``"red"``), which the function maps to the model's
+        codes; a value not seen at fit (``None`` too) is read as a missing one,
+        as :meth:`predict` reads it.
 
     Returns
     -------
