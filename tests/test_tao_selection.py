@@ -503,6 +503,16 @@ def test_command_line_fits_tao(capsys, tmp_path, csv_table, model):
     assert isinstance(loaded, TAOTreeClassifier)
     X = frame[["a", "b", "c"]]
     assert loaded.score(X, frame["label"]) > 0.8
+    # show: the rules, and files drawn from the data (it failed on TAO models)
+    assert main(["show", str(out_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"TAOTreeClassifier (alpha {loaded.alpha:.4g}, feature_cost "
+                          f"{loaded.feature_cost:g}): {loaded.get_n_leaves()} leaves")
+    assert "class: " in out
+    for name in ("tree.html", "tree.png", "rules.csv"):
+        assert main(["show", str(out_path), "--data", str(path),
+                     "--out", str(tmp_path / name)]) == 0
+        assert (tmp_path / name).stat().st_size > 0
 
 
 @pytest.mark.parametrize("model", ["tao", "tao-cv"])

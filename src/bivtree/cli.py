@@ -863,7 +863,10 @@ def _run_show(args):
     metadata = metadata or {}
     X, y = _show_samples(args, model, metadata)
     tree = model.tree_
-    print(f"{type(model).__name__} (splitter {model.splitter!r}): {tree.n_leaves} leaves, "
+    # a greedy tree names its splitter, a TAO tree its regularization
+    how = (f"splitter {model.splitter!r}" if hasattr(model, "splitter")
+           else f"alpha {model.alpha:.4g}, feature_cost {model.feature_cost:g}")
+    print(f"{type(model).__name__} ({how}): {tree.n_leaves} leaves, "
           f"depth {tree.max_depth}, {model.n_features_in_} features"
           + (f", target {metadata['target']!r}" if "target" in metadata else ""))
     if not args.out:
