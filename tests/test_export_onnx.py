@@ -123,6 +123,12 @@ def _expected(estimator, leaves):
     return {"label": estimator.classes_[np.argmax(proba, axis=1)], "probabilities": proba}
 
 
+def _float32_outputs(expected):
+    """``expected`` as a float-input model returns it: probabilities and values in float32."""
+    return {key: value.astype(np.float32) if key in ("probabilities", "variable") else value
+            for key, value in expected.items()}
+
+
 def _assert_same(got, expected):
     assert got.keys() == expected.keys()
     for key, value in expected.items():
@@ -154,9 +160,7 @@ def test_float_model_routes_float32_values_as_apply(fitted):
         X32 = X.astype(np.float32)  # 1e300 becomes infinity, which the tree's apply takes
     got = _run(export_onnx(estimator, input_type="float"), X32)
     expected = _expected(estimator, estimator.tree_.apply(X32.astype(np.float64)))
-    for key in ("probabilities", "variable"):
-        if key in expected:
-            expected[key] = expected[key].astype(np.float32)
+    expected = _float32_outputs(expected)
     _assert_same(got, expected)
 
 
@@ -438,9 +442,7 @@ def test_fitted_indicator_slots_route_as_apply(regression):
         rows32 = rows.astype(np.float32)  # 1e300 becomes infinity, which apply takes
     got = _run(export_onnx(on_codes, input_type="float"), rows32)
     expected = _expected(on_codes, tree.apply(rows32.astype(np.float64)))
-    for key in ("probabilities", "variable"):
-        if key in expected:
-            expected[key] = expected[key].astype(np.float32)
+    expected = _float32_outputs(expected)
     _assert_same(got, expected)
 
 
@@ -535,9 +537,7 @@ def test_text_categories_take_one_string_input_per_column(regression, max_catego
         assert np.array_equal(expected["label"], est.predict(rows))
         assert np.array_equal(expected["probabilities"], est.predict_proba(rows))
     if input_type == "float":
-        for key in ("probabilities", "variable"):
-            if key in expected:
-                expected[key] = expected[key].astype(np.float32)
+        expected = _float32_outputs(expected)
     _assert_same(got, expected)
 
 
