@@ -317,6 +317,22 @@ def test_feature_importances():
     assert np.all(imp[np.setdiff1d(np.arange(X.shape[1]), used)] == 0)
 
 
+def test_importances_are_never_negative_when_a_decrease_rounds_below_zero():
+    # sample weights of 1e300 beside 1e-300 can leave a split's computed decrease a few
+    # ulps below zero; an impurity decrease is never negative, so it counts as none
+    X, y = continuous_data()
+    reg = BivariateTreeRegressor(splitter="univariate", max_depth=1).fit(X, y.astype(float))
+    tree = reg.tree_
+    left, right = tree.children_left[0], tree.children_right[0]
+    wn = tree.weighted_n_node_samples
+    # the parent's impurity set just below its children's weighted sum
+    below = (wn[left] * tree.impurity[left] + wn[right] * tree.impurity[right]) / wn[0]
+    tree.impurity[0] = np.nextafter(below, -np.inf)
+    importances = reg._feature_importances(X, np.ones(X.shape[0]))
+    assert np.all(importances >= 0)
+    np.testing.assert_array_equal(importances, np.zeros(X.shape[1]))
+
+
 def test_node_spreads_equal_the_two_pass_weighted_std():
     rng = np.random.default_rng(7)
     X = rng.normal(size=(600, 4)) * [1.0, 1e-3, 50.0, 1.0] + [0.0, 1e6, -3.0, 0.0]

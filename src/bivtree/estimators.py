@@ -440,8 +440,10 @@ class FittedTreeMixin:
             return importances
         wn, impurity = tree.weighted_n_node_samples, tree.impurity
         left, right = tree.children_left[internal], tree.children_right[internal]
-        decrease = (wn[internal] * impurity[internal] - wn[left] * impurity[left]
-                    - wn[right] * impurity[right])
+        # a split never raises the weighted impurity (it is concave): a negative decrease
+        # is rounding (e.g. sample weights of 1e300 beside 1e-300) and counts as none
+        decrease = np.maximum(wn[internal] * impurity[internal] - wn[left] * impurity[left]
+                              - wn[right] * impurity[right], 0.0)
         features = tree.features[internal]
         used = features >= 0
         n_used = used.sum(axis=1)
