@@ -348,6 +348,13 @@ def test_an_indicator_step_prints_its_sum_with_category_values():
     term = f"{'+' if w > 0 else '-'} {format_number(abs(w), 4)}"
     assert line.startswith(f"  node 0: a {term} * [colour in {{{name}}}] = "
                            f"{format_number(step.projection, 5)} <= ")
-    # a missing colour: the node's missing side, named as such
+    # a missing colour: the node's missing side, named as such, with the one feature
+    # this sample misses (not the node's other one)
     missing = explain(est, frame.iloc[[3]].assign(colour=None))
-    assert missing.steps[0].missing and "is missing" in str(missing).splitlines()[2]
+    assert missing.steps[0].missing
+    assert str(missing).splitlines()[2] == (
+        f"  node 0: colour is missing  -> {'yes' if tree.missing_go_left[0] else 'no'} "
+        "(the node's side for missing values)")
+    # an unseen category reads as missing, and both features missing are both named
+    unseen = explain(est, frame.iloc[[3]].assign(colour="purple", a=np.nan))
+    assert str(unseen).splitlines()[2].startswith("  node 0: a or colour is missing  -> ")

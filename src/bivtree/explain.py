@@ -24,6 +24,7 @@ that leaves the tree's decisions unchanged. The sum telescopes, so
 up to floating-point rounding, for every sample.
 """
 
+import math
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -266,7 +267,9 @@ def _step_text(step, feature_names):
     """A path step as one line, e.g. ``"a + 2 * b = 5.5 <= 6  (margin 0.5)  -> yes"``."""
     answer = "yes" if step.goes_left else "no"
     if step.missing:
-        return (f"{missing_text(step.feature_indices, feature_names)}  -> {answer} "
+        # the features this sample misses (a value unseen at fit reads as missing too)
+        missed = [f for f, v in zip(step.feature_indices, step.values) if math.isnan(v)]
+        return (f"{missing_text(missed, feature_names)}  -> {answer} "
                 "(the node's side for missing values)")
     if step.threshold is not None and step.threshold >= ALL_KNOWN_LEFT:
         return f"{missing_text(step.feature_indices, feature_names, missing=False)}  -> {answer}"
