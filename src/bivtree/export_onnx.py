@@ -599,7 +599,8 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
     A model fitted on a DataFrame with text categories takes one input per
     column (``inputs="auto"``)::
 
-        feed = {name: frame[[name]].to_numpy(dtype=object if name == "colour" else "float64")
+        feed = {name: frame[[name]].astype(object).fillna("").to_numpy(object)
+                if name == "colour" else frame[[name]].to_numpy("float64")
                 for name in frame.columns}
         label, proba = session.run(None, feed)
     """
