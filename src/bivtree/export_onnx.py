@@ -54,6 +54,7 @@ from ._config import TREE_LEAF
 from ._tabular import code_values
 from ._version import __version__
 from .estimators import tree_estimator
+from .formatting import resolve_feature_names
 from .tree import N_CATEGORY_CODES
 
 __all__ = ["export_onnx", "register_skl2onnx_converters"]
@@ -100,11 +101,8 @@ def _estimator_classes():
 
 
 def _column_names(estimator):
-    """The names of the estimator's features: ``feature_names_in_``, else ``x0, x1, ...``."""
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is None:
-        return [f"x{f}" for f in range(int(estimator.n_features_in_))]
-    return [str(name) for name in names]
+    """The names of the estimator's features (the views' names, as plain strings)."""
+    return [str(name) for name in resolve_feature_names(estimator)]
 
 
 def _text_columns(estimator):
@@ -452,11 +450,10 @@ def _text_codes(g, column, codes):
     return g.op("Cast", [found], to=_onnx_type("DOUBLE"))
 
 
-def _matrix_of_columns(g, columns, estimator, input_is_float):
-    """Double ``(N, n_features)`` from one ``(N, 1)`` input per column: a text column's
-    strings replaced by their codes (:func:`_text_codes`), the others cast to double."""
-    values = code_values(estimator)
-    text = set(_text_columns(estimator))
+def _matrix_of_columns(g, columns, values, text, input_is_float):
+    """Double ``(N, n_features)`` from one ``(N, 1)`` input per column: the strings of a
+    column of ``text`` replaced by their codes (:func:`_text_codes`, ``values`` as
+    ``_tabular.code_values`` gives them), the other columns cast to double."""
     parts = []
     for f, column in enumerate(columns):
         if f in text:
@@ -482,10 +479,10 @@ def _build(g, x, estimator, input_is_float, outputs, classes=None, float_outputs
     tables = _leaf_tables(estimator, tree, is_classifier, classes)
     values = code_values(estimator)
     if by_column:
-        x = _matrix_of_columns(g, x, estimator, input_is_float)
+        text = set(_text_columns(estimator))
+        x = _matrix_of_columns(g, x, values, text, input_is_float)
         if values is not None:
             # the text columns hold codes already
-            text = set(_text_columns(estimator))
             values = [None if f in text else codes for f, codes in enumerate(values)]
     elif input_is_float:
         # float32 values are doubles too: routing them in double is apply's routing
@@ -612,8 +609,9 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
     opset = DEFAULT_OPSET if target_opset is None else int(target_opset)
     helper = _helper()
     tree, is_classifier = _check_estimator(estimator, text_columns=inputs != "matrix")
+    text = set(_text_columns(estimator))  # the columns fed as strings
     if inputs == "auto":
-        inputs = "columns" if _text_columns(estimator) else "matrix"
+        inputs = "columns" if text else "matrix"
     outputs = {"label": "label", "probabilities": "probabilities"} if is_classifier else {
         "variable": "variable"}
     names = [input_name] if inputs == "matrix" else _column_names(estimator)
@@ -630,7 +628,6 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
         declared_inputs = [helper.make_tensor_value_info(
             input_name, value_type, ["N", int(estimator.n_features_in_)])]
     else:
-        text = set(_text_columns(estimator))
         declared_inputs = [helper.make_tensor_value_info(
             name, _onnx_type("STRING") if f in text else value_type, ["N", 1])
             for f, name in enumerate(names)]
