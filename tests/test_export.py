@@ -1,5 +1,6 @@
 """Text rules in the data's units."""
 
+import importlib.util
 import json
 import re
 
@@ -478,3 +479,78 @@ def test_edited_models_load_correctly_or_raise_value_error(model, edits):
     assert prediction.shape == (_FUZZ_X.shape[0],)
     if hasattr(estimator, "classes_"):
         assert set(prediction) <= set(estimator.classes_)
+
+
+def _every_reader():
+    """Each view or export of a fitted tree, as ``(name, call(model, X, y))``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bivtree import (
+        explain,
+        export_html,
+        export_python,
+        export_sql,
+        plot_split,
+        plot_tree,
+    )
+    from bivtree.explain import contributions
+
+    readers = [
+        ("export_text", lambda m, X, y: export_text(m)),
+        ("export_rules", lambda m, X, y: export_rules(m)),
+        ("export_graphviz", lambda m, X, y: export_graphviz(m)),
+        ("export_sql", lambda m, X, y: export_sql(m)),
+        ("export_python", lambda m, X, y: export_python(m)),
+        ("export_html", lambda m, X, y: export_html(m, X, y)),
+        ("plot_tree", lambda m, X, y: plot_tree(m, X, y)),
+        ("plot_split", lambda m, X, y: plot_split(m, 0, X, y)),
+        ("explain", lambda m, X, y: explain(m, X[0])),
+        ("contributions", lambda m, X, y: contributions(m, X)),
+    ]
+    if importlib.util.find_spec("onnx") is None:
+        return readers
+    from bivtree import export_onnx
+
+    return [*readers, ("export_onnx", lambda m, X, y: export_onnx(m))]
+
+
+@pytest.mark.parametrize("model", ["sklearn", "pruned-sklearn", "pipeline"])
+def test_views_and_exports_name_a_tree_that_is_not_bivtrees(model):
+    """A scikit-learn tree, a CostComplexityCV around one, or a pipeline given to a view or
+    an export: a TypeError naming the reader and what it got, never an AttributeError
+    from deep inside (they failed with "'Tree' object has no attribute 'features'",
+    "can only convert an array of size 1" or a missing argument of scikit-learn's)."""
+    import matplotlib.pyplot as plt
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.tree import DecisionTreeClassifier
+
+    from bivtree.model_selection import CostComplexityCV
+
+    X, y, _ = fitted()
+    est = {"sklearn": DecisionTreeClassifier(random_state=0),
+           "pruned-sklearn": CostComplexityCV(DecisionTreeClassifier(random_state=0), cv=2),
+           "pipeline": make_pipeline(StandardScaler(), BivariateTreeClassifier(max_depth=2)),
+           }[model].fit(X, y)
+    expected = {"sklearn": "not a DecisionTreeClassifier; scikit-learn's own trees",
+                "pruned-sklearn": "not a CostComplexityCV whose chosen tree is a "
+                                  "DecisionTreeClassifier",
+                "pipeline": r"not a Pipeline; pass the pipeline's last step \(pipeline\[-1\]\)",
+                }[model]
+    for name, call in _every_reader():
+        with pytest.raises(TypeError, match=rf"^{name} reads bivtree's trees .*{expected}"):
+            call(est, X, y)
+    plt.close("all")
+
+
+def test_views_and_exports_of_an_unfitted_tree_say_so():
+    from sklearn.exceptions import NotFittedError
+
+    from bivtree.model_selection import CostComplexityCV
+
+    X, y, _ = fitted()
+    for est in (BivariateTreeClassifier(), CostComplexityCV(BivariateTreeClassifier())):
+        for name, call in _every_reader():
+            with pytest.raises(NotFittedError, match=type(est).__name__):
+                call(est, X, y)

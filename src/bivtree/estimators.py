@@ -801,13 +801,38 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         return cost_complexity_pruning_path(unpruned.tree_)
 
 
-def tree_estimator(estimator):
-    """The tree estimator that the views and exports read: a model selector's chosen tree
-    (``best_estimator_``, which carries the category values and the input checks), else
-    ``estimator`` itself."""
-    if isinstance(estimator, ChosenTreeDelegation):
-        return estimator._chosen()
-    return estimator
+def tree_estimator(estimator, reader):
+    """The fitted tree estimator that a view or export (``reader``, named in errors) reads.
+
+    A model selector's chosen tree (``best_estimator_``, which carries the
+    category values and the input checks), else ``estimator`` itself.
+
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        If the estimator (or selector) is not fitted.
+    TypeError
+        If the tree is not one of bivtree's: a scikit-learn tree, a
+        :class:`~bivtree.model_selection.CostComplexityCV` around one, or a
+        pipeline (whose last step is what the views read).
+    """
+    chosen = estimator._chosen() if isinstance(estimator, ChosenTreeDelegation) else estimator
+    if not isinstance(chosen, FittedTreeMixin):
+        what = type(chosen).__name__
+        if chosen is not estimator:
+            what = f"{type(estimator).__name__} whose chosen tree is a {what}"
+        hint = ""
+        if hasattr(chosen, "steps"):
+            hint = ("; pass the pipeline's last step (pipeline[-1]) and, for feature "
+                    "names, the names that step receives")
+        elif type(chosen).__module__.startswith("sklearn.tree"):
+            hint = ("; scikit-learn's own trees have their own views (sklearn.tree.export_text, "
+                    "plot_tree) and ONNX converter (skl2onnx)")
+        raise TypeError(f"{reader} reads bivtree's trees (BivariateTreeClassifier, "
+                        "BivariateTreeRegressor, TAOTreeClassifier, TAOTreeRegressor, or a "
+                        f"model selector of one), not a {what}{hint}")
+    check_is_fitted(chosen, "tree_")
+    return chosen
 
 
 class ChosenTreeDelegation:

@@ -401,7 +401,7 @@ def contributions(estimator, X, *, return_root=False):
     >>> bool(np.allclose(root + credit.sum(axis=1), reg.predict(X)))
     True
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
+    estimator = tree_estimator(estimator, "contributions")  # a model selector: its chosen tree
     X = estimator._validate_X_predict(X)
     credit = _path_contributions(estimator, X)
     if not _is_classifier(estimator):
@@ -533,7 +533,7 @@ def explain(estimator, X_row, *, feature_names=None, class_names=None):
     contributions to P(1) (root value 0.5):
       height: +0.5
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
+    estimator = tree_estimator(estimator, "explain")  # a model selector: its chosen tree
     X = one_sample(estimator, X_row)
     names = resolve_feature_names(estimator, feature_names)
     labels = resolve_class_labels(estimator, class_names)

@@ -11,7 +11,6 @@ live in :mod:`bivtree.persistence` and are importable from here as well.
 """
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
 from ._kernels.scan import ALL_KNOWN_LEFT
@@ -107,8 +106,7 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
     else:  # petal length (cm) > 2.45
         class: 1  (samples: 100, counts: [0, 50, 50])
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
-    check_is_fitted(estimator, "tree_")
+    estimator = tree_estimator(estimator, "export_text")  # a model selector: its chosen tree
     tree = estimator.tree_
     names = resolve_feature_names(estimator, feature_names)
     lines = []
@@ -349,8 +347,7 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
     petal length (cm) <= 2.45 -> setosa 50 0.0
     petal length (cm) > 2.45 -> versicolor 100 50.0
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
-    check_is_fitted(estimator, "tree_")
+    estimator = tree_estimator(estimator, "export_rules")  # a model selector: its chosen tree
     tree = estimator.tree_
     names = resolve_feature_names(estimator, feature_names)
     labels = resolve_class_labels(estimator, class_names)
@@ -478,8 +475,7 @@ def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names
     str
         DOT source; render it with ``dot -Tpng tree.dot -o tree.png``.
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
-    check_is_fitted(estimator, "tree_")
+    estimator = tree_estimator(estimator, "export_graphviz")  # a model selector: its chosen tree
     tree = estimator.tree_
     names = resolve_feature_names(estimator, feature_names)
     labels = resolve_class_labels(estimator, class_names)

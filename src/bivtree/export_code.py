@@ -360,7 +360,7 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     >>> [row[-1] for row in db.execute(export_sql(clf))]
     ['a', 'a', 'b', 'b']
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
+    estimator = tree_estimator(estimator, "export_sql")  # a model selector: its chosen tree
     tree, classes = _check_output(estimator, output)
     columns = [quote_identifier(n) for n in resolve_feature_names(estimator, feature_names)]
     source = quote_identifier(table)
@@ -503,7 +503,7 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     >>> namespace["predict_row"]([2.5, 1.5])
     5.0
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
+    estimator = tree_estimator(estimator, "export_python")  # a model selector: its chosen tree
     tree, classes = _check_output(estimator, output)
     if row_type not in ("sequence", "mapping"):
         raise ValueError(f"row_type must be 'sequence' or 'mapping', got {row_type!r}")

@@ -601,7 +601,7 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
                 for name in frame.columns}
         label, proba = session.run(None, feed)
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
+    estimator = tree_estimator(estimator, "export_onnx")  # a model selector: its chosen tree
     if input_type not in ("double", "float"):
         raise ValueError(f"input_type must be 'double' or 'float', got {input_type!r}")
     if inputs not in ("auto", "matrix", "columns"):
@@ -707,7 +707,7 @@ def _converter(scope, operator, container):
         classes = get_label_classes(scope, estimator)
         float_outputs = _float_probabilities(scope, estimator, input_is_float)
     _build(_ConverterGraph(scope, container), operator.inputs[0].full_name,
-           tree_estimator(estimator), input_is_float, outputs, classes, float_outputs)
+           tree_estimator(estimator, "the skl2onnx converter"), input_is_float, outputs, classes, float_outputs)
 
 
 def register_skl2onnx_converters():

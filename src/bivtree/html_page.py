@@ -52,7 +52,6 @@ import html
 import json
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from ._config import ITYPE, TREE_LEAF
 from ._html_script import PAGE_SCRIPT, PAGE_STYLE
@@ -511,8 +510,7 @@ def export_html(estimator, X=None, y=None, path=None, *, feature_names=None, cla
         ``<script type="application/json" id="bivtree-data">`` element: per node its
         test (``rule``, the text of ``export_text``), counts and plot.
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
-    check_is_fitted(estimator, "tree_")
+    estimator = tree_estimator(estimator, "export_html")  # a model selector: its chosen tree
     names = resolve_feature_names(estimator, feature_names)
     labels = resolve_class_labels(estimator, class_names)
     tree = estimator.tree_

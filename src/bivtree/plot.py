@@ -32,7 +32,6 @@ an optional dependency, imported only inside these functions.
 import re
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
 from ._kernels.scan import ALL_KNOWN_LEFT
@@ -1505,8 +1504,7 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
     (misclassified samples; for a regressor the mean squared error), as in the
     figures of Kairgeldin & Carreira-Perpinan.
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
-    check_is_fitted(estimator, "tree_")
+    estimator = tree_estimator(estimator, "plot_tree")  # a model selector: its chosen tree
     _pyplot()  # without matplotlib, say so before anything else
     names = resolve_feature_names(estimator, feature_names)
     labels = resolve_class_labels(estimator, class_names)
@@ -1664,8 +1662,7 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
         sample has gid ``"highlight"``, and a subsampled plot a text with gid
         ``"subsample"``.
     """
-    estimator = tree_estimator(estimator)  # a model selector: its chosen tree
-    check_is_fitted(estimator, "tree_")
+    estimator = tree_estimator(estimator, "plot_split")  # a model selector: its chosen tree
     plt = _pyplot()
     from matplotlib.lines import Line2D
 
