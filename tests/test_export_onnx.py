@@ -392,6 +392,44 @@ def test_tao_selectors_in_a_pipeline_convert_as_their_chosen_trees():
     _assert_same(_run(to_onnx(reg, X[:1]), X), {"variable": reg.predict(X)[:, None]})
 
 
+def test_cost_complexity_selectors_in_a_pipeline_convert_as_their_chosen_trees():
+    """skl2onnx converts a pipeline ending in CostComplexityCV as the pipeline of its
+    chosen tree: bivtree's (the selector's options, such as zipmap, given for the
+    selector) or scikit-learn's (skl2onnx's own converter; a float graph, which is
+    what skl2onnx builds for its trees). Before, skl2onnx found no converter for it."""
+    pytest.importorskip("skl2onnx")
+    from skl2onnx import to_onnx
+    from sklearn.tree import DecisionTreeRegressor
+
+    from bivtree.model_selection import CostComplexityCV
+
+    register_skl2onnx_converters()
+    X = _features(300, seed=13)
+    y_class, y_value = _targets(X, False), _targets(X, True)
+    clf = Pipeline([("scale", StandardScaler()),
+                    ("tree", CostComplexityCV(BivariateTreeClassifier(max_depth=5), cv=2))])
+    clf.fit(X, y_class)
+    model = to_onnx(clf, X[:1], options={CostComplexityCV: {"zipmap": False}})
+    _assert_same(_run(model, X), {"label": clf.predict(X), "probabilities": clf.predict_proba(X)})
+    reg = Pipeline([("scale", StandardScaler()),
+                    ("tree", CostComplexityCV(BivariateTreeRegressor(max_depth=5), cv=2))])
+    reg.fit(X, y_value)
+    _assert_same(_run(to_onnx(reg, X[:1]), X), {"variable": reg.predict(X)[:, None]})
+    for estimator, y in ((DecisionTreeClassifier(random_state=0), y_class),
+                         (DecisionTreeRegressor(random_state=0), y_value)):
+        sel = CostComplexityCV(estimator, cv=2).fit(X, y)
+        X32 = X.astype(np.float32)
+        is_classifier = y is y_class
+        got = _run(to_onnx(sel, X32[:1], options={id(sel): {"zipmap": False}}
+                           if is_classifier else None), X32)
+        # skl2onnx's own tree graph: the chosen tree's predictions on the float32 rows
+        expected = sel.best_estimator_.predict(X32)
+        if is_classifier:
+            np.testing.assert_array_equal(got["label"], expected)
+        else:
+            np.testing.assert_allclose(got["variable"].ravel(), expected, rtol=1e-6)
+
+
 # ---------------------------------------------------------------------- indicator slots
 def _indicator(codes, mask):
     """``slot_value`` of an indicator slot: 1.0 in the set, 0.0 otherwise, NaN for NaN."""

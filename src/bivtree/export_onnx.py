@@ -76,6 +76,7 @@ _ALIASES = {
     "TAOTreeRegressor": "BivtreeTAOTreeRegressor",
     "TAOTreeClassifierCV": "BivtreeTAOTreeClassifierCV",
     "TAOTreeRegressorCV": "BivtreeTAOTreeRegressorCV",
+    "CostComplexityCV": "BivtreeCostComplexityCV",
 }
 _registered = False
 
@@ -710,11 +711,30 @@ def _converter(scope, operator, container):
            tree_estimator(estimator, "the skl2onnx converter"), input_is_float, outputs, classes, float_outputs)
 
 
+def _chosen_tree_parser(scope, model, inputs, custom_parsers=None):
+    """skl2onnx's parser of a :class:`~bivtree.model_selection.CostComplexityCV`: the graph
+    of its chosen tree, with the options given for the selector.
+
+    The chosen tree may be bivtree's (converted by this module) or scikit-learn's
+    (skl2onnx's own converter), and a classifier or a regressor: skl2onnx
+    declares the outputs of whichever it is.
+    """
+    from skl2onnx._parse import _parse_sklearn
+
+    chosen = model._chosen()
+    options = scope.get_options(model, fail=False)
+    if options:
+        scope.add_options(id(chosen), options)
+    return _parse_sklearn(scope, chosen, inputs, custom_parsers=custom_parsers)
+
+
 def register_skl2onnx_converters():
     """Let ``skl2onnx`` convert bivtree's estimators, alone or inside a pipeline.
 
-    The tree estimators convert, and the TAO selectors (``TAOTreeClassifierCV``,
-    ``TAOTreeRegressorCV``) as their chosen trees.
+    The tree estimators convert, and the model selectors as their chosen trees:
+    the TAO selectors (``TAOTreeClassifierCV``, ``TAOTreeRegressorCV``) and
+    :class:`~bivtree.model_selection.CostComplexityCV` (whose chosen tree may
+    also be scikit-learn's, converted by skl2onnx's own converter).
 
     Call it once before ``skl2onnx.to_onnx`` / ``convert_sklearn``; later calls
     do nothing. Classifiers accept skl2onnx's ``zipmap`` and ``nocl`` options
@@ -748,6 +768,7 @@ def register_skl2onnx_converters():
     skl2onnx = _import("skl2onnx")
     if _registered:
         return
+    from .model_selection import CostComplexityCV
     from .tao_selection import TAOTreeClassifierCV, TAOTreeRegressorCV
 
     classifiers, regressors = _estimator_classes()
@@ -759,4 +780,9 @@ def register_skl2onnx_converters():
                    if cls in classifiers else None)
         skl2onnx.update_registered_converter(cls, _ALIASES[cls.__name__], _shape_calculator,
                                              _converter, options=options)
+    # a classifier or a regressor, as its estimator is: parsed as the tree it chose
+    skl2onnx.update_registered_converter(
+        CostComplexityCV, _ALIASES["CostComplexityCV"], _shape_calculator, _converter,
+        parser=_chosen_tree_parser,
+        options={"zipmap": [True, False, "columns"], "nocl": [True, False]})
     _registered = True
