@@ -198,6 +198,13 @@ def test_exports_route_missing_values_as_apply(regression):
     namespace = {}
     exec(export_python(estimator, output="leaf"), namespace)  # noqa: S102
     assert [namespace["predict_row"](row.tolist()) for row in X] == expected.tolist()
+    # None (a JSON null) reads as a missing value (it raised a TypeError)
+    assert [namespace["predict_row"](row) for row in _none_for_nan(X)] == expected.tolist()
+
+
+def _none_for_nan(X):
+    """The rows of ``X`` as lists, ``None`` in place of NaN."""
+    return [[None if math.isnan(v) else v for v in row] for row in np.asarray(X).tolist()]
 
 
 def test_sql_quotes_names_with_quotes_and_spaces():
@@ -367,6 +374,7 @@ def test_hand_built_indicator_slots_route_as_apply():
     assert np.count_nonzero(as_numbers.apply(X) != expected) > len(X) // 4
     leaf = _compiled(clf, output="leaf")
     assert _exact([leaf(r) for r in X.tolist()], expected)
+    assert _exact([leaf(r) for r in _none_for_nan(X)], expected)  # a code or number None
     proba = _compiled(clf, output="proba")
     assert _exact([proba(r) for r in X.tolist()], _predicted(clf, expected, "proba"))
     assert _exact(_sql_outputs(clf, X, "leaf"), expected)
@@ -396,6 +404,7 @@ def test_fitted_indicator_slots_on_codes_route_as_apply(regression):
     for model, expected in ((est, est.apply(X)), (on_codes, est.tree_.apply(X))):
         leaf = _compiled(model, output="leaf")
         assert _exact([leaf(r) for r in X.tolist()], expected)
+        assert _exact([leaf(r) for r in _none_for_nan(X)], expected)
         predict = _compiled(model)
         assert _exact([predict(r) for r in X.tolist()], _predicted(model, expected))
         assert _exact(_sql_outputs(model, X, "leaf"), expected)

@@ -413,6 +413,7 @@ _PY_HEAD = '''\
             # a category code: an integer in [0, 63] whose bit is set goes left;
             # a fraction or another number goes right, NaN (missing) to its side
             code = row[features[node][0]]
+            code = float('nan') if code is None else code  # None (a JSON null): missing
             goes_left = (0.0 <= code <= 63.0 and code == code // 1
                          and (mask >> int(code)) & 1 == 1) or (
                              code != code and missing_left[node])
@@ -422,7 +423,9 @@ _PY_LINEAR = '''\
             # slot by slot from 0.0, one rounding per operation, as bivtree does
             total = 0.0
             for feature, weight in zip(features[node], weights[node]):
-                total += weight * row[feature]
+                value = row[feature]
+                # None (a JSON null) is a missing value, as NaN is
+                total += weight * (float('nan') if value is None else value)
 '''
 #: the linear test of a tree with indicator slots (only such a tree pays for the check)
 _PY_LINEAR_INDICATORS = '''\
@@ -433,6 +436,7 @@ _PY_LINEAR_INDICATORS = '''\
             for key, weight, in_set in zip(features[node], weights[node],
                                            indicator_sets[node]):
                 value = row[key]
+                value = float('nan') if value is None else value  # None: missing
                 if in_set and value == value:
                     value = 1.0 if (0.0 <= value <= 63.0 and value == value // 1
                                     and (in_set >> int(value)) & 1 == 1) else 0.0
@@ -482,8 +486,8 @@ def export_python(estimator, *, function_name="predict_row", output="class",
         ``"sequence"``: the function takes a sequence of numbers, ``row[i]``
         being feature ``i``; ``"mapping"``: a mapping from feature name to
         number (a ``dict`` or a ``csv.DictReader`` row converted to floats).
-        A missing number is ``float("nan")`` (convert ``None``, e.g. a JSON
-        ``null``, to it). A feature encoded as categories at fit takes its
+        A missing number is ``float("nan")`` or ``None`` (e.g. a JSON
+        ``null``). A feature encoded as categories at fit takes its
         category values (``"red"``), which the function maps to the model's
         codes; a value not seen at fit (``None`` too) is read as a missing one,
         as :meth:`predict` reads it.
