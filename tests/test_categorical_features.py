@@ -26,6 +26,7 @@ import naive
 from bivtree import (
     BivariateTreeClassifier,
     BivariateTreeRegressor,
+    TAOTreeClassifier,
     export_graphviz,
     export_rules,
     export_text,
@@ -406,6 +407,24 @@ def test_unseen_and_missing_categories_go_to_the_missing_side():
     assert leaves[0] == leaves[1] == leaves[2]
 
 
+@pytest.mark.parametrize("model", ["tree", "tao"])
+def test_frames_with_other_columns_at_predict_are_named_by_their_columns(model):
+    """A frame whose columns are reordered, extra or missing gets scikit-learn's message
+    about the names; the categorical columns (found by position) made it say that a
+    text column must be declared categorical, which it was."""
+    frame, y = categorical_fit_data(2, n=60)
+    est = (BivariateTreeClassifier(max_depth=3) if model == "tree"
+           else TAOTreeClassifier(alpha=0.01, max_depth=3)).fit(frame, y)
+    cases = {"same order as they were in fit": frame[frame.columns[::-1]],
+             "unseen at fit time:\n- extra": frame.assign(extra=1.0),
+             "missing:\n- colour": frame.drop(columns="colour")}
+    for message, other in cases.items():
+        for method in (est.predict, est.apply):
+            with pytest.raises(ValueError, match=message):
+                method(other)
+    np.testing.assert_array_equal(est.predict(frame[list(frame.columns)]), est.predict(frame))
+
+
 def test_sparse_input_gives_the_dense_tree():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(80, 6)) * (rng.uniform(size=(80, 6)) < 0.3)
@@ -457,7 +476,7 @@ def test_models_without_categories_write_what_they_wrote():
 
 # ================================================================ TAO
 def test_tao_replaces_a_linear_node_by_the_category_set_of_its_reduced_problem():
-    from bivtree import TAOTreeClassifier, Tree
+    from bivtree import Tree
 
     rng = np.random.default_rng(0)
     codes = np.concatenate([np.arange(8), rng.integers(0, 8, 112)]).astype(float)

@@ -16,7 +16,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 
 from ._compile_notice import notice_once
 from ._config import CLASSIFICATION_CRITERIA, DTYPE, ITYPE, LTYPE, REGRESSION_CRITERIA
@@ -366,6 +371,11 @@ class FittedTreeMixin:
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "tree_")
+        if hasattr(X, "columns") and hasattr(self, "feature_names_in_"):
+            # the columns by name first: the categorical ones are found by position, so a
+            # frame with other, extra or reordered columns would be misread before
+            # validate_data could say so
+            _check_feature_names(self, X, reset=False)
         X = encode_predict(self, X)
         _check_numeric_frame(X, self)
         with np.errstate(over="ignore", invalid="ignore"):  # as in _validate_fit_data
