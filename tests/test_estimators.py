@@ -113,6 +113,16 @@ def test_non_numeric_columns_are_named():
         BivariateTreeClassifier(categorical_features=None).fit(frame, y)
     # by default a text column is categorical
     assert BivariateTreeClassifier().fit(frame, y).is_categorical_.tolist() == [0, 0, 0, 1]
+    # a date or a duration is a number once converted, not a category
+    frame["joined"] = pd.Timestamp("2020-01-01") + pd.to_timedelta(np.arange(len(y)), "D")
+    frame["tenure"] = frame["joined"] - frame["joined"].min()
+    with pytest.raises(ValueError, match=r"\['joined', 'tenure'\]: .* convert the date or "
+                                         r"duration column\(s\) \['joined', 'tenure'\] to "
+                                         r"numbers \(e\.g\. days since a date: .*\.dt\.days\)$"):
+        BivariateTreeClassifier().fit(frame, y)
+    with pytest.raises(ValueError, match=r"\['city', 'joined', 'tenure'\].*to numbers .*; "
+                                         "declare the others categorical"):
+        BivariateTreeClassifier(categorical_features=None).fit(frame, y)
 
 
 def test_regression_target_checks():

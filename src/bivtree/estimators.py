@@ -107,12 +107,21 @@ def _check_numeric_frame(X, estimator=None):
     bad = [str(col) for col, dt in dtypes.items()
            if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
     if bad:
-        raise ValueError(
-            f"X has non-numeric column(s) {bad}: bivariate splits need numbers; "
-            + ("declare them categorical (categorical_features='from_dtype' or their names) "
-               "or encode them " if "categorical_features" in getattr(
-                   estimator, "_parameter_constraints", {}) else "encode them ")
-            + "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
+        # dates and durations are numbers to a tree once converted; categories they are not
+        times = [str(col) for col, dt in dtypes.items() if dt.kind in "mM"]
+        advice = []
+        if times:
+            advice.append(f"convert the date or duration column(s) {times} to numbers (e.g. "
+                          "days since a date: (X[col] - X[col].min()).dt.days)")
+        if len(times) < len(bad):
+            them = "the others" if times else "them"
+            advice.append(
+                (f"declare {them} categorical (categorical_features='from_dtype' or their "
+                 f"names) or encode {them} " if "categorical_features" in getattr(
+                     estimator, "_parameter_constraints", {}) else f"encode {them} ")
+                + "first (e.g. sklearn.preprocessing.OneHotEncoder or OrdinalEncoder)")
+        raise ValueError(f"X has non-numeric column(s) {bad}: bivariate splits need numbers; "
+                         + "; ".join(advice))
 
 
 def _check_numeric_targets(y):
