@@ -361,6 +361,11 @@ def test_more_than_64_categories_need_max_categories():
     y = (code % 3 == 0).astype(int)
     with pytest.raises(ValueError, match="100 categories.*at most 64.*max_categories"):
         BivariateTreeClassifier().fit(frame, y)
+    # a value per row is an identifier: grouping categories would not make it a feature
+    ids = frame.assign(zip=[f"r{i}" for i in range(n)])
+    with pytest.raises(ValueError, match=r"\('zip'\) has a different value in every row "
+                                         r"\(400 of them\): an identifier, not a feature"):
+        BivariateTreeClassifier().fit(ids, y)
     est = BivariateTreeClassifier(max_categories=10).fit(frame, y)
     kept = est.categories_[0].tolist()
     assert len(kept) == 9 and est.infrequent_categories_[0].size == 91

@@ -614,6 +614,19 @@ def test_dirty_table_with_empty_cells_fit_predict_keep_show(capsys, tmp_path):
     _fit_predict_show(capsys, tmp_path, path, frame)
 
 
+def test_an_identifier_column_is_named_as_one_to_drop(capsys, tmp_path):
+    """A text column with a different value in every row (a customer number) is no
+    feature: the error says so and names --drop (it said to set --max-categories)."""
+    path, _frame = _dirty_table(tmp_path, holes=True)
+    argv = ["fit", str(path), "--target", "default", "--quiet", "-o", str(tmp_path / "m.json")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert ("('customer') has a different value in every row (150 of them): an identifier, "
+            "not a feature") in err
+    assert err.rstrip().endswith("(on the command line: --drop customer)")
+    assert main(argv + ["--drop", "customer"]) == 0
+
+
 def test_a_numeric_column_with_placeholders_is_not_taken_for_categories(capsys, tmp_path,
                                                                          table):
     _path, frame = table

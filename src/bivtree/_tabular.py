@@ -169,12 +169,30 @@ def _display_name(X, j):
     return f"column {j}" if names is None else f"column {j} ({names[j]!r})"
 
 
+def _reads_as_number(value):
+    """Whether a category value is a number, or text that reads as one (``"3.5"``)."""
+    if isinstance(value, numbers.Real):
+        return True
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _group(categories, counts, max_categories, name):
     """``(kept, infrequent)``: the categories keeping their own code, and the grouped ones."""
     n = len(categories)
     limit = MAX_CODES if max_categories is None else int(max_categories)
     if n <= limit:
         return categories, []
+    if (max_categories is None and all(count == 1 for count in counts)
+            and sum(map(_reads_as_number, categories)) < n / 2):
+        # a text value per row (a customer number, a name): grouping would not make it a
+        # feature (numbers, each once, are rather a numeric column declared categorical)
+        raise ValueError(
+            f"categorical {name} has a different value in every row ({n} of them): an "
+            "identifier, not a feature; leave the column out of X")
     if max_categories is None:
         raise ValueError(
             f"categorical {name} has {n} categories; a categorical node tells at most "

@@ -572,6 +572,17 @@ def _choose_model(kind, y):
     return "classifier"
 
 
+def _command_line_hint(exc, X, categorical, args):
+    """The option that answers a fit's error about a categorical column, or None."""
+    if "an identifier, not a feature" in str(exc):
+        identifiers = [c for c in categorical if X[c].nunique() == X[c].count()]
+        if identifiers:
+            return f"--drop {identifiers[0]}"
+    if "max_categories" in str(exc) and args.max_categories is None:
+        return "--max-categories N"
+    return None
+
+
 @_reports_errors
 def _run_fit(args):
     from .estimators import BivariateTreeRegressor
@@ -636,9 +647,10 @@ def _run_fit(args):
     try:
         model.fit(X, y.to_numpy())
     except ValueError as exc:
-        if "max_categories" not in str(exc) or args.max_categories is not None:
+        hint = _command_line_hint(exc, X, categorical, args)
+        if hint is None:
             raise
-        raise ValueError(f"{exc} (on the command line: --max-categories N)") from None
+        raise ValueError(f"{exc} (on the command line: {hint})") from None
     if args.model == "tao-cv":
         chosen = model.best_params_
         say(f"selected C={chosen['feature_cost']:g}, init {chosen['init']}, alpha "
