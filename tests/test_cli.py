@@ -614,6 +614,29 @@ def test_dirty_table_with_empty_cells_fit_predict_keep_show(capsys, tmp_path):
     _fit_predict_show(capsys, tmp_path, path, frame)
 
 
+@pytest.mark.parametrize("model", ["classifier", "tao-cv"])
+def test_ctrl_c_during_a_fit_says_interrupted_and_writes_nothing(capsys, tmp_path, table,
+                                                                 monkeypatch, model):
+    """Ctrl-C (KeyboardInterrupt, as the fit raises it between compiled calls) ends the
+    command with a line and status 130, not a traceback, and leaves no file behind."""
+    from bivtree import TAOTreeClassifierCV
+
+    path, _frame = table
+    cls = BivariateTreeClassifier if model == "classifier" else TAOTreeClassifierCV
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cls, "fit", interrupted)
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = ["fit", str(path), "--target", "label", "--drop", "id", "--model", model,
+            "-o", str(out / "m.json")]
+    assert main(argv) == 130
+    assert capsys.readouterr().err == "bivtree fit: interrupted\n"
+    assert list(out.iterdir()) == []
+
+
 def test_an_identifier_column_is_named_as_one_to_drop(capsys, tmp_path):
     """A text column with a different value in every row (a customer number) is no
     feature: the error says so and names --drop (it said to set --max-categories)."""

@@ -372,7 +372,8 @@ def _check_features(X, source, model, categorical=()):
 
 
 def _reports_errors(run):
-    """Turn a bad-input exception into ``error: ...`` on stderr and exit status 1."""
+    """Turn a bad-input exception into ``error: ...`` on stderr and exit status 1, and
+    Ctrl-C into ``interrupted`` and status 130."""
 
     @functools.wraps(run)
     def wrapper(args):
@@ -390,6 +391,10 @@ def _reports_errors(run):
             print(f"bivtree {args.command}: error: {str(exc) or type(exc).__name__}",
                   file=sys.stderr)
             return 1
+        except KeyboardInterrupt:
+            # Ctrl-C: a line, not a traceback; no output file was written (_replacing)
+            print(f"bivtree {args.command}: interrupted", file=sys.stderr)
+            return 130  # the shells' status for a command stopped by SIGINT
 
     return wrapper
 
