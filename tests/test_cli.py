@@ -138,13 +138,15 @@ def test_fit_predict_show_round_trip(capsys, tmp_path, table):
     assert "target 'label'" in out and "if " in out and "class: " in out
     for name, check in [("tree.png", lambda b: b[:4] == b"\x89PNG"),
                         ("tree.svg", lambda b: b"<svg" in b[:2000]),
+                        ("tree.jpg", lambda b: b[:3] == b"\xff\xd8\xff"),
+                        ("tree.webp", lambda b: b[:4] == b"RIFF" and b[8:12] == b"WEBP"),
                         ("rules.md", lambda b: b.startswith(b"| leaf | rule |")),
                         ("rules.csv", lambda b: b.startswith(b"leaf,rule,prediction")),
                         ("tree.dot", lambda b: b.startswith(b"digraph")),
                         ("rules.txt", lambda b: b.startswith(b"if "))]:
         target = tmp_path / name
         argv = ["show", str(model_path), "--out", str(target)]
-        if name.endswith((".png", ".svg")):
+        if name.startswith("tree.") and not name.endswith(".dot"):
             argv += ["--data", str(path), "--dpi", "30"]
         assert main(argv) == 0, name
         assert check(target.read_bytes()), name

@@ -8,7 +8,7 @@ so a new subcommand is two functions and one line in :func:`build_parser`.
     bivtree fit DATA.csv --target COL [--categorical COL ...] [--numeric COL ...]
                 [--model auto|tao|tao-cv] [--splitter ...] [-o MODEL.json] [--force]
     bivtree predict MODEL.json DATA.csv [--proba] [--keep COL ...] [-o predictions.csv]
-    bivtree show MODEL.json [--data DATA.csv] [--out tree.html|tree.png|tree.svg|rules.md|tree.dot]
+    bivtree show MODEL.json [--data DATA.csv] [--out tree.html|tree.png|tree.svg|tree.jpg|rules.md|tree.dot]
     bivtree compile
 
 ``fit``, ``predict`` and ``show`` read CSV or Parquet through pandas (text in UTF-8
@@ -762,7 +762,7 @@ def _add_show(subparsers):
         "show", help="print a saved model's rules, or draw it",
         description="Print a saved model's rules, or write them to --out: an interactive "
                     "page (.html: one self-contained file, collapsible, with a sample "
-                    "search), a picture (.png, .svg, .pdf; with --data, a scatter plot of the "
+                    "search), a picture (.png, .svg, .pdf, .jpg, .webp; with --data, a scatter plot of the "
                     "samples at every decision node), a table of rules (.md, .csv), Graphviz "
                     "source (.dot, .gv) or text rules (.txt).")
     p.add_argument("model", metavar="MODEL.json")
@@ -771,7 +771,7 @@ def _add_show(subparsers):
     p.add_argument("--target", metavar="COL",
                    help="label column of --data (default: the target the model was fitted on)")
     p.add_argument("--out", metavar="PATH",
-                   help="tree.html, tree.png, tree.svg, tree.pdf, rules.md, rules.csv, tree.dot, "
+                   help="tree.html, tree.png, tree.svg, tree.pdf, tree.jpg, rules.md, rules.csv, tree.dot, "
                         "rules.txt; its folder must exist")
     p.add_argument("--decimals", type=_int_at_least(1), default=DEFAULT_DECIMALS,
                    help="significant digits of the rules (default: %(default)s)")
@@ -781,13 +781,14 @@ def _add_show(subparsers):
                         f"{MAX_DRAWN_BOXES} boxes; a .html page holds every node and shows "
                         "depth 0 to 3 at first, deeper nodes a click away)")
     p.add_argument("--dpi", type=_int_at_least(10), default=100,
-                   help="resolution of .png pictures (default: %(default)s)")
+                   help="resolution of .png, .jpg and .webp pictures (default: %(default)s)")
     _add_force_option(p, "the --out file")
     _add_encoding_option(p)
     p.set_defaults(run=_run_show)
 
 
-_PICTURES = (".png", ".svg", ".pdf")
+#: matplotlib writes these (the raster ones but .png through Pillow, a matplotlib dependency)
+_PICTURES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".webp")
 _PAGES = (".html", ".htm")
 _SHOW_FORMATS = _PAGES + _PICTURES + (".md", ".csv", ".dot", ".gv", ".txt")
 
