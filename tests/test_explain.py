@@ -348,13 +348,32 @@ def test_an_indicator_step_prints_its_sum_with_category_values():
     term = f"{'+' if w > 0 else '-'} {format_number(abs(w), 4)}"
     assert line.startswith(f"  node 0: a {term} * [colour in {{{name}}}] = "
                            f"{format_number(step.projection, 5)} <= ")
-    # a missing colour: the node's missing side, named as such, with the one feature
-    # this sample misses (not the node's other one)
+    # a missing colour: the node's test, then its missing side, named as such, with the
+    # one feature this sample misses (not the node's other one)
     missing = explain(est, frame.iloc[[3]].assign(colour=None))
     assert missing.steps[0].missing
+    test = line.split(" = ")[0][len("  node 0: "):] + " <= " + line.split(" <= ")[1].split()[0]
     assert str(missing).splitlines()[2] == (
-        f"  node 0: colour is missing  -> {'yes' if tree.missing_go_left[0] else 'no'} "
-        "(the node's side for missing values)")
+        f"  node 0: {test}: colour is missing  -> "
+        f"{'yes' if tree.missing_go_left[0] else 'no'} (the node's side for missing values)")
     # an unseen category reads as missing, and both features missing are both named
     unseen = explain(est, frame.iloc[[3]].assign(colour="purple", a=np.nan))
-    assert str(unseen).splitlines()[2].startswith("  node 0: a or colour is missing  -> ")
+    assert str(unseen).splitlines()[2].startswith(f"  node 0: {test}: a or colour is missing  -> ")
+
+
+def test_a_categorical_step_passed_by_the_missing_side_prints_its_set():
+    """A sample missing the column of a categorical node: the node's set, then the missing
+    column and its side (the line named only the missing column)."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"plan": rng.choice(["gold", "silver", "basic"], 200)})
+    frame.loc[::9, "plan"] = None
+    y = (frame["plan"] == "gold").astype(int)
+    est = BivariateTreeClassifier(max_depth=1, splitter="univariate").fit(frame, y)
+    assert est.tree_.is_categorical[0]
+    step = explain(est, frame.iloc[[0]]).steps[0]
+    assert step.missing
+    members = ", ".join(est.categories_[0][c] for c in step.categories)
+    side = "yes" if est.tree_.missing_go_left[0] else "no"
+    assert str(explain(est, frame.iloc[[0]])).splitlines()[2] == (
+        f"  node 0: plan in {{{members}}}: plan is missing  -> {side} "
+        "(the node's side for missing values)")

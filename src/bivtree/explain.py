@@ -264,13 +264,13 @@ class Explanation:
 
 
 def _step_text(step, feature_names):
-    """A path step as one line, e.g. ``"a + 2 * b = 5.5 <= 6  (margin 0.5)  -> yes"``."""
+    """A path step as one line, e.g. ``"a + 2 * b = 5.5 <= 6  (margin 0.5)  -> yes"``.
+
+    A sample passing the node by its missing side gets the node's test, then the
+    features it misses: ``"a + 2 * b <= 6: b is missing  -> no (the node's side for
+    missing values)"``.
+    """
     answer = "yes" if step.goes_left else "no"
-    if step.missing:
-        # the features this sample misses (a value unseen at fit reads as missing too)
-        missed = [f for f, v in zip(step.feature_indices, step.values) if math.isnan(v)]
-        return (f"{missing_text(missed, feature_names)}  -> {answer} "
-                "(the node's side for missing values)")
     if step.threshold is not None and step.threshold >= ALL_KNOWN_LEFT:
         return f"{missing_text(step.feature_indices, feature_names, missing=False)}  -> {answer}"
     if step.is_categorical:
@@ -284,8 +284,11 @@ def _step_text(step, feature_names):
             return format_number(code, _VALUE_DIGITS)
 
         members = ", ".join(shown(c) for c in step.categories)
-        return (f"{quoted_name(step.features[0])} = {shown(step.category)} in {{{members}}}  "
-                f"-> {answer}")
+        name = quoted_name(step.features[0])
+        if step.missing:
+            return f"{name} in {{{members}}}: {_missed(step, feature_names)}  -> {answer} " \
+                   "(the node's side for missing values)"
+        return f"{name} = {shown(step.category)} in {{{members}}}  -> {answer}"
     # the rule as the sum it is (a test of two indicators prints as such, not as its
     # boolean reading), each slot named by what it reads
     sets = step.indicator_categories or (None,) * len(step.feature_indices)
@@ -294,10 +297,20 @@ def _step_text(step, feature_names):
              for f, codes in zip(step.feature_indices, sets)]
     rule = format_rule(range(len(terms)), step.weights, step.threshold, terms,
                        decimals=_RULE_DIGITS, quote=False)
+    if step.missing:
+        return (f"{rule}: {_missed(step, feature_names)}  -> {answer} "
+                "(the node's side for missing values)")
     # the printed rule ends in " <= threshold": the projection goes in between
     left_side, threshold = rule.rsplit(" <= ", 1)
     return (f"{left_side} = {format_number(step.projection, _VALUE_DIGITS)} <= {threshold}"
             f"  (margin {format_number(step.margin, _VALUE_DIGITS)})  -> {answer}")
+
+
+def _missed(step, feature_names):
+    """``"x7 is missing"``: the features of the step this sample misses (a value unseen at
+    fit reads as missing too), not every feature of the node."""
+    missed = [f for f, v in zip(step.feature_indices, step.values) if math.isnan(v)]
+    return missing_text(missed, feature_names)
 
 
 # ------------------------------------------------------------------ node values
