@@ -8,7 +8,7 @@ so a new subcommand is two functions and one line in :func:`build_parser`.
     bivtree fit DATA.csv --target COL [--categorical COL ...] [--numeric COL ...]
                 [--model auto|tao|tao-cv] [--splitter ...] [-o MODEL.json] [--force]
     bivtree predict MODEL.json DATA.csv [--proba] [--keep COL ...] [-o predictions.csv]
-    bivtree show MODEL.json [--data DATA.csv] [--out tree.html|tree.png|tree.svg|tree.jpg|rules.md|tree.dot]
+    bivtree show MODEL.json [--data DATA.csv] [--out tree.html|tree.png|rules.md|tree.dot]
     bivtree compile
 
 ``fit``, ``predict`` and ``show`` read CSV or Parquet through pandas (text in UTF-8
@@ -762,17 +762,17 @@ def _add_show(subparsers):
         "show", help="print a saved model's rules, or draw it",
         description="Print a saved model's rules, or write them to --out: an interactive "
                     "page (.html: one self-contained file, collapsible, with a sample "
-                    "search), a picture (.png, .svg, .pdf, .jpg, .webp; with --data, a scatter plot of the "
-                    "samples at every decision node), a table of rules (.md, .csv), Graphviz "
-                    "source (.dot, .gv) or text rules (.txt).")
+                    "search), a picture (.png, .svg, .pdf, .jpg, .webp; with --data, a "
+                    "scatter plot of the samples at every decision node), a table of rules "
+                    "(.md, .csv), Graphviz source (.dot, .gv) or text rules (.txt).")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("--data", metavar="DATA",
                    help="samples to draw (.csv, .tsv or .parquet), typically the training data")
     p.add_argument("--target", metavar="COL",
                    help="label column of --data (default: the target the model was fitted on)")
     p.add_argument("--out", metavar="PATH",
-                   help="tree.html, tree.png, tree.svg, tree.pdf, tree.jpg, rules.md, rules.csv, tree.dot, "
-                        "rules.txt; its folder must exist")
+                   help="tree.html, tree.png, tree.svg, tree.pdf, tree.jpg, rules.md, "
+                        "rules.csv, tree.dot, rules.txt; its folder must exist")
     p.add_argument("--decimals", type=_int_at_least(1), default=DEFAULT_DECIMALS,
                    help="significant digits of the rules (default: %(default)s)")
     p.add_argument("--max-depth", type=_int_at_least(0),
