@@ -54,6 +54,7 @@ __all__ = [
     "encode_fit",
     "encode_predict",
     "fitted_categories",
+    "reads_as_number",
 ]
 
 
@@ -169,8 +170,8 @@ def _display_name(X, j):
     return f"column {j}" if names is None else f"column {j} ({names[j]!r})"
 
 
-def _reads_as_number(value):
-    """Whether a category value is a number, or text that reads as one (``"3.5"``)."""
+def reads_as_number(value):
+    """Whether ``value`` is a number, or text that reads as one (``"3.5"``, ``"1e3"``)."""
     if isinstance(value, numbers.Real):
         return True
     try:
@@ -187,7 +188,7 @@ def _group(categories, counts, max_categories, name):
     if n <= limit:
         return categories, []
     if (max_categories is None and all(count == 1 for count in counts)
-            and sum(map(_reads_as_number, categories)) < n / 2):
+            and sum(map(reads_as_number, categories)) < n / 2):
         # a text value per row (a customer number, a name): grouping would not make it a
         # feature (numbers, each once, are rather a numeric column declared categorical)
         raise ValueError(

@@ -286,8 +286,7 @@ def _step_text(step, feature_names):
         members = ", ".join(shown(c) for c in step.categories)
         name = quoted_name(step.features[0])
         if step.missing:
-            return f"{name} in {{{members}}}: {_missed(step, feature_names)}  -> {answer} " \
-                   "(the node's side for missing values)"
+            return f"{name} in {{{members}}}: {_missed(step, feature_names, answer)}"
         return f"{name} = {shown(step.category)} in {{{members}}}  -> {answer}"
     # the rule as the sum it is (a test of two indicators prints as such, not as its
     # boolean reading), each slot named by what it reads
@@ -298,19 +297,20 @@ def _step_text(step, feature_names):
     rule = format_rule(range(len(terms)), step.weights, step.threshold, terms,
                        decimals=_RULE_DIGITS, quote=False)
     if step.missing:
-        return (f"{rule}: {_missed(step, feature_names)}  -> {answer} "
-                "(the node's side for missing values)")
+        return f"{rule}: {_missed(step, feature_names, answer)}"
     # the printed rule ends in " <= threshold": the projection goes in between
     left_side, threshold = rule.rsplit(" <= ", 1)
     return (f"{left_side} = {format_number(step.projection, _VALUE_DIGITS)} <= {threshold}"
             f"  (margin {format_number(step.margin, _VALUE_DIGITS)})  -> {answer}")
 
 
-def _missed(step, feature_names):
-    """``"x7 is missing"``: the features of the step this sample misses (a value unseen at
-    fit reads as missing too), not every feature of the node."""
+def _missed(step, feature_names, answer):
+    """``"x7 is missing  -> yes (the node's side for missing values)"``: the features of
+    the step this sample misses (a value unseen at fit reads as missing too, and not
+    every feature of the node need be missing), then the side taken."""
     missed = [f for f, v in zip(step.feature_indices, step.values) if math.isnan(v)]
-    return missing_text(missed, feature_names)
+    return (f"{missing_text(missed, feature_names)}  -> {answer} "
+            "(the node's side for missing values)")
 
 
 # ------------------------------------------------------------------ node values

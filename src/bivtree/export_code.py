@@ -26,7 +26,6 @@ one, as :meth:`predict` does.
 import math
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
 from ._tabular import code_values
@@ -45,8 +44,8 @@ _PER_LINE = 8
 
 # ---------------------------------------------------------------------- shared
 def _check_output(estimator, output):
-    """The tree, the class labels (``None`` for a regressor) and a checked ``output``."""
-    check_is_fitted(estimator, "tree_")
+    """The tree, the class labels (``None`` for a regressor) and a checked ``output``
+    (``estimator`` is a fitted tree estimator: :func:`~bivtree.estimators.tree_estimator`)."""
     if output not in _OUTPUTS:
         raise ValueError(f"output must be one of {_OUTPUTS}, got {output!r}")
     classes = getattr(estimator, "classes_", None)

@@ -48,7 +48,6 @@ import json
 import numbers
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from ._config import TREE_LEAF
 from ._tabular import code_values
@@ -116,18 +115,13 @@ def _text_columns(estimator):
 
 
 def _check_estimator(estimator, text_columns=False):
-    """The fitted tree and whether the estimator is a classifier; raises otherwise.
+    """The tree and whether the estimator is a classifier; raises for what ONNX cannot take.
 
-    Categories that are not numbers are refused unless ``text_columns`` (an
-    input per column: each such column a string tensor); even then, every
-    value of such a column must be a string.
+    ``estimator`` is a fitted tree estimator (:func:`~bivtree.estimators.tree_estimator`
+    checked it). Categories that are not numbers are refused unless
+    ``text_columns`` (an input per column: each such column a string tensor);
+    even then, every value of such a column must be a string.
     """
-    classifiers, regressors = _estimator_classes()
-    if not isinstance(estimator, classifiers + regressors):
-        raise TypeError("export_onnx converts BivariateTreeClassifier, BivariateTreeRegressor, "
-                        "TAOTreeClassifier and TAOTreeRegressor, not "
-                        f"{type(estimator).__name__}")
-    check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
     text = _text_columns(estimator)
     names = _column_names(estimator)
@@ -146,7 +140,7 @@ def _check_estimator(estimator, text_columns=False):
     if tree.n_leaves > MAX_LEAVES:
         raise ValueError(f"the tree has {tree.n_leaves} leaves; the ONNX export handles up to "
                          f"{MAX_LEAVES}")
-    return tree, isinstance(estimator, classifiers)
+    return tree, isinstance(estimator, _estimator_classes()[0])
 
 
 def _label_table(classes):
@@ -708,7 +702,8 @@ def _converter(scope, operator, container):
         classes = get_label_classes(scope, estimator)
         float_outputs = _float_probabilities(scope, estimator, input_is_float)
     _build(_ConverterGraph(scope, container), operator.inputs[0].full_name,
-           tree_estimator(estimator, "the skl2onnx converter"), input_is_float, outputs, classes, float_outputs)
+           tree_estimator(estimator, "the skl2onnx converter"), input_is_float, outputs,
+           classes, float_outputs)
 
 
 def _chosen_tree_parser(scope, model, inputs, custom_parsers=None):

@@ -19,6 +19,7 @@ here, so a rule reads the same wherever it appears.
 import numpy as np
 
 from ._kernels.scan import ALL_KNOWN_LEFT
+from ._tabular import reads_as_number
 from .tree import mask_to_categories, slot_masks
 
 #: significant digits of weights, thresholds and values in every view of a tree (text,
@@ -93,18 +94,10 @@ def quoted_name(name):
     """
     text = str(name)
     plain = (text and text == text.strip()
-             and not _OPERATOR_CHARACTERS.intersection(text) and not _is_number(text))
+             and not _OPERATOR_CHARACTERS.intersection(text) and not reads_as_number(text))
     if plain:
         return text
     return "`" + text.replace("`", "``") + "`"
-
-
-def _is_number(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def format_categories(feature_name, categories, op="in"):
