@@ -366,6 +366,85 @@ def test_a_shared_search_memo_changes_no_result_and_saves_the_searches(monkeypat
     assert all(len(m) == 1 for m in tiny._search_memos.values())
 
 
+def _fits_without_skipping(monkeypatch):
+    """Make every TAO fit search every node and pair (``skip_hopeless=False``)."""
+    init = TAOOptimizer.__init__
+
+    def searching_all(self, *args, **kwargs):
+        init(self, *args, **{**kwargs, "skip_hopeless": False})
+
+    monkeypatch.setattr(TAOOptimizer, "__init__", searching_all)
+
+
+@pytest.mark.parametrize("case", ["classes", "regression", "holes and categories"])
+def test_skipping_hopeless_searches_changes_no_fit(case, monkeypatch):
+    # a node where the zero-variate option, or the best univariate cut, beats every
+    # bivariate rule whatever its loss is left unsearched (or its pairs are): the same
+    # fits, fewer scanned items
+    X, y = blobs(300, 4, 3, seed=31)
+    params = {"max_depth": 6, "exact_max_samples": 40}
+    if case == "regression":
+        y = X @ np.array([1.0, -2.0, 0.5, 0.0]) + np.sin(3 * X[:, 0])
+        cls = TAOTreeRegressor
+    else:
+        cls = TAOTreeClassifier
+    if case == "holes and categories":
+        X[::7, 1] = np.nan
+        X[:, 3] = np.floor(np.abs(X[:, 3]) * 2) % 4
+        params["categorical_features"] = [3]
+    scale = float(np.var(y)) if case == "regression" else 1.0
+    settings_ = [(1.0, 0.0), (0.8, 0.004), (1.0, 0.01), (1.5, 0.003), (1.25, 0.03)]
+    counts = {}
+    fits = {}
+    run_items = TAOOptimizer._run_items
+    for skip in (True, False):
+        searched = []
+
+        def counting(self, care, exact, items, searched=searched):
+            searched.append(items.node.size)
+            return run_items(self, care, exact, items)
+
+        with monkeypatch.context() as m:
+            m.setattr(TAOOptimizer, "_run_items", counting)
+            if not skip:
+                _fits_without_skipping(m)
+            fits[skip] = [cls(alpha=a * scale, feature_cost=c, **params).fit(X, y)
+                          for c, a in settings_]
+        counts[skip] = sum(searched)
+    for a, b in zip(fits[True], fits[False]):
+        assert a.tree_ == b.tree_
+        np.testing.assert_array_equal(a.objective_path_, b.objective_path_)
+        assert a.next_alpha_ == b.next_alpha_
+    assert counts[True] < counts[False]
+
+
+def test_searches_left_unfinished_are_finished_when_a_fit_needs_them(monkeypatch):
+    # dear fits first: their memo and cache entries lack the pairs of nodes where no
+    # bivariate rule could win; cheaper fits meeting the same problems search them
+    X, y = blobs(300, 4, 3, seed=23)
+    order = [(1.5, 0.03), (1.5, 0.01), (1.0, 0.002), (0.8, 0.0)]
+
+    def fits(memos):
+        warm = TAOTreeClassifier(max_depth=6, warm_start=True)
+        out = []
+        for c, a in order:
+            shared = TAOTreeClassifier(max_depth=6, alpha=a, feature_cost=c)
+            shared._search_memos = memos
+            shared.fit(X, y)
+            warm.set_params(alpha=a, feature_cost=c).fit(X, y)
+            out.append((shared.tree_, list(shared.objective_path_), warm.tree_,
+                        list(warm.objective_path_)))
+        return out
+
+    with monkeypatch.context() as m:
+        _fits_without_skipping(m)
+        expected = fits({})
+    memos = {}
+    assert fits(memos) == expected
+    assert any(not rules.bivariate_searched
+               for memo in memos.values() for rules, _ in memo.values())
+
+
 def test_tao_path_runs_to_a_single_leaf_and_selects_on_validation():
     X, y = blobs(160, 3, 3, seed=12)
     path = tao_path(TAOTreeClassifier(max_depth=4), X, y, random_state=0)

@@ -343,10 +343,40 @@ class Rule(NamedTuple):
 
 
 class NodeRules(NamedTuple):
-    """The best univariate and bivariate :class:`Rule` of a reduced problem (None: no cut)."""
+    """The best univariate and bivariate :class:`Rule` of a reduced problem (None: no cut).
+
+    ``univariate_loss`` is the best univariate item's loss (inf: not known).
+    ``bivariate_searched`` is False where the pairs were not searched because
+    no bivariate rule could be chosen at that ``lambda`` and ``C``
+    (:meth:`TAOOptimizer._bivariate_cannot_win`); ``bivariate`` is then None,
+    and a fit that can choose one searches them.
+    """
 
     univariate: Rule | None
     bivariate: Rule | None
+    univariate_loss: float = np.inf
+    bivariate_searched: bool = True
+
+
+class OptionLosses(NamedTuple):
+    """What the node's choice can be decided from before any search, per node of a
+    :class:`~bivtree._kernels.tao.CareSets`: the zero-variate option's loss (the
+    lighter pseudo-class), the care weight, and its smallest care weight."""
+
+    zero: np.ndarray
+    total: np.ndarray
+    least: np.ndarray
+
+
+def option_losses(care):
+    """:class:`OptionLosses` of the nodes of ``care``."""
+    n_nodes = care.offsets.size - 1
+    owner = np.repeat(np.arange(n_nodes), np.diff(care.offsets))
+    right = np.bincount(owner, weights=care.weights * care.labels, minlength=n_nodes)
+    total = np.bincount(owner, weights=care.weights, minlength=n_nodes)
+    least = np.full(n_nodes, np.inf)
+    np.minimum.at(least, owner, care.weights)
+    return OptionLosses(np.minimum(right, total - right), total, least)
 
 
 def care_sets(active, owner, samples, loss_left, loss_right):
@@ -513,6 +543,11 @@ class TAOOptimizer:
     incremental : bool, default=True
         Search changed reduced problems incrementally (same answers, fewer
         scans; False is for checking that).
+    skip_hopeless : bool, default=True
+        Search no rule at a node whose zero-variate option beats every rule
+        whatever its loss, and no pair where the univariate items show that
+        no bivariate rule can be chosen (same answers, fewer scans; False is
+        for checking that).
     cache : _SearchCache, default=None
         Searches of an earlier run on the same data, structure,
         ``n_orientations`` and ``exact_max_samples`` (see :func:`search_key`).
@@ -535,9 +570,10 @@ class TAOOptimizer:
 
     def __init__(self, data, *, alpha, feature_cost, n_orientations, exact_max_samples,
                  max_iter, time_limit=None, verbose=0, incremental=True, cache=None,
-                 start=None, pair_features=None, memo=None):
+                 start=None, pair_features=None, memo=None, skip_hopeless=True):
         self.data = data
         self.incremental = bool(incremental)
+        self.skip_hopeless = bool(skip_hopeless)
         self.alpha = float(alpha)
         self.lam = self.alpha * data.total_weight
         self.feature_cost = float(feature_cost)
@@ -679,8 +715,11 @@ class TAOOptimizer:
             data.X, s, owner, *state.arrays, data.labels, data.targets, data.sample_weight,
             state.leaf_class, state.leaf_mean, data.regression)
         care = care_sets(active, owner, s, loss_left, loss_right)
-        found = self._node_rules(active, care)
-        subsets = self._category_rules(active, care)
+        options = option_losses(care)
+        # nodes whose zero-variate option beats every rule, whatever its loss: no search
+        settled = self._no_rule_can_win(options)
+        found = self._node_rules(active, care, options, settled)
+        subsets = self._category_rules(active, care, settled)
 
         # evaluate every candidate rule on the care samples, both ways round
         rule_node, tags, rules = [], [], []
@@ -744,8 +783,9 @@ class TAOOptimizer:
         state.missing_left[node] = default_missing_left(float(w[routed[:mid]].sum()),
                                                         float(w[routed[mid:]].sum()))
 
-    def _category_rules(self, active, care):
-        """The best category-set :class:`Rule` of each node of ``active`` (node -> Rule).
+    def _category_rules(self, active, care, settled):
+        """The best category-set :class:`Rule` of each node of ``active`` (node -> Rule),
+        but those ``settled`` (a mask over ``active``).
 
         A node's reduced problem has two classes (the pseudolabels), so the
         shared subset search (:func:`~bivtree.splitters._categorical.best_subset_split`,
@@ -766,6 +806,8 @@ class TAOOptimizer:
                             sample_weight=weights, n_classes=2, criterion=MISCLASSIFICATION)
         out = {}
         for r, node in enumerate(active):
+            if settled[r]:
+                continue
             samples = care.samples[care.offsets[r]:care.offsets[r + 1]]
             best = None
             for f in categorical:
@@ -777,40 +819,89 @@ class TAOOptimizer:
                                  int(best.category_mask[0]), bool(best.missing_left))
         return out
 
-    def _node_rules(self, active, care):
-        """:class:`NodeRules` of every node of ``active``: cached where its reduced problem
-        did not change, searched (:meth:`_search`) where it did."""
+    def _node_rules(self, active, care, options, settled):
+        """:class:`NodeRules` of every node of ``active``: none for those ``settled`` (a
+        mask over ``active``), cached where its reduced problem did not change,
+        searched (:meth:`_search`) where it did, or where the cached search left out
+        the pairs and a bivariate rule can now be chosen."""
         found = {}
         todo = []
         digests = []
         for r, node in enumerate(active):
+            if settled[r]:
+                found[node] = NodeRules(None, None)
+                continue
             problem = node_problem(care, r)
             hit = self.cache.get(node, problem)
-            if hit is not None:
+            if hit is not None and self._enough(hit, options, r):
                 found[node] = hit
                 continue
             digest = problem_digest(problem)
-            known = self.cache.memo.get(digest)
+            known = self.cache.memo.get(digest) if hit is None else None
             if known is not None:
                 # the same problem was searched before (another node, fit or path)
                 self.cache.put(node, node_problem(care, r, copy=True), *known)
-                found[node] = known[0]
-            else:
-                todo.append(r)
-                digests.append(digest)
+                if self._enough(known[0], options, r):
+                    found[node] = known[0]
+                    continue
+            # searched anew, or its pairs only, from the cached bounds (same problem)
+            todo.append(r)
+            digests.append(digest)
         if todo:
-            found.update(self._search(active, np.asarray(todo, dtype=ITYPE), care, digests))
+            found.update(self._search(active, np.asarray(todo, dtype=ITYPE), care, digests,
+                                      options))
         return found
 
-    def _search(self, active, todo, care, digests):
+    def _enough(self, rules, options, r):
+        """Whether a search's ``rules`` answer node ``r`` of ``options`` here: its pairs
+        were searched, or no bivariate rule can be chosen at this node."""
+        return rules.bivariate_searched or self._bivariate_cannot_win(
+            options, r, rules.univariate_loss)
+
+    def _tolerance(self, total):
+        """Rounding slack of a comparison of the options' penalized losses at a node of
+        care weight ``total``: far above the rounding of the sums, far below a sample."""
+        return 1e-9 * (total + self.lam * max(1.0, self.feature_cost))
+
+    def _no_rule_can_win(self, options):
+        """Mask of the nodes where the zero-variate option beats every rule however small
+        its loss (:meth:`_choose` compares loss + lambda * phi, phi = 1 or ``C``)."""
+        lam_least = self.lam * min(1.0, self.feature_cost)
+        if not self.skip_hopeless:
+            return np.zeros(options.zero.size, dtype=bool)
+        return options.zero < lam_least - self._tolerance(options.total)
+
+    def _bivariate_cannot_win(self, options, r, univariate_loss):
+        """Whether no bivariate rule can be chosen at node ``r`` of ``options``, whatever
+        its loss, when the best univariate item's loss is ``univariate_loss``.
+
+        A bivariate rule of loss ``L_b >= 0`` costs ``L_b + lambda * C``; the
+        zero-variate option costs its loss, the best univariate rule ``L_u +
+        lambda`` (an item's loss is its least error over the four labellings of
+        its sides, so a smaller loss is the zero-variate option's). Ties go to
+        fewer features, so a perfect univariate cut (its loss below half the
+        least care weight is then exactly 0) wins when ``C >= 1``.
+        """
+        if not self.skip_hopeless:
+            return False
+        tol = self._tolerance(options.total[r])
+        lam, c = self.lam, self.feature_cost
+        if options.zero[r] - lam * c < -tol or univariate_loss + lam - lam * c < -tol:
+            return True
+        return c >= 1.0 and univariate_loss <= tol and options.least[r] > 4.0 * tol
+
+    def _search(self, active, todo, care, digests, options):
         """Best univariate and bivariate rule (:class:`NodeRules`) of the nodes
         ``active[todo]``, whose reduced problems are in ``care``.
 
-        Nodes searched before are searched incrementally (:class:`_SearchCache`):
-        first the best old item of each group (univariate, bivariate), whose new
-        loss ``U`` bounds the group's optimum, then every item whose old loss
-        minus the change bound is at most ``U``. The others cannot reach ``U``,
-        so the winner (the first largest proxy) is the one a full search finds.
+        The univariate items come first; a node where they show that no
+        bivariate rule can be chosen (:meth:`_bivariate_cannot_win`, given its
+        ``options``) skips its pairs. Nodes searched before are searched
+        incrementally (:class:`_SearchCache`), group by group (univariate,
+        bivariate): first the best old item of the group, whose new loss ``U``
+        bounds the group's optimum, then every item whose old loss minus the
+        change bound is at most ``U``. The others cannot reach ``U``, so the
+        winner (the first largest proxy) is the one a full search finds.
 
         Returns
         -------
@@ -822,17 +913,25 @@ class TAOOptimizer:
         # m -> lower bounds of the new losses of node active[todo[m]]'s items
         lower = self._lower_bounds(active[todo], problems)
         evaluated = {m: {} for m in range(todo.size)}  # m -> {item: row of the results}
-        allowed = None
-        results = None
+        nodes = range(todo.size)
         if self.pair_features is not None:
-            # pass 0: every univariate item, which ranks the features for the pairs
+            # every univariate item, which ranks the features for the pairs
             results, allowed = self._screen(todo_care, exact, todo.size, evaluated)
-        # pass 1: every item of new nodes, the best old item of each group of the others
-        first_pass = self._first_pass(todo.size, lower, allowed, evaluated)
-        results = self._run_more(todo_care, exact, first_pass, results, evaluated)
-        # pass 2: the items of searched-before nodes that can still win
-        second_pass = self._second_pass(todo_care, lower, results, evaluated, allowed)
-        results = self._run_more(todo_care, exact, second_pass, results, evaluated)
+        else:
+            allowed = None
+            results = self._run_group(todo_care, exact, lower, None, evaluated, nodes, 0)
+        n_feat = self.space.features.size
+        univariate_loss = np.full(todo.size, np.inf)
+        for m in nodes:
+            rows = [row for t, row in evaluated[m].items() if t < n_feat]
+            if rows:  # the evaluated ones include the best (see above)
+                univariate_loss[m] = results.loss[rows].min()
+        pairs_of = [m for m in nodes
+                    if not self._bivariate_cannot_win(options, todo[m], univariate_loss[m])]
+        results = self._run_group(todo_care, exact, lower, allowed, evaluated, pairs_of, 1,
+                                  results)
+        searched = np.zeros(todo.size, dtype=bool)
+        searched[pairs_of] = True
         found = {}
         for m, r in enumerate(todo):
             node = active[r]
@@ -842,11 +941,23 @@ class TAOOptimizer:
             bounds = lower.get(m, np.full(self.items_per_node, np.inf)).copy()
             bounds[items] = results.loss[where]
             order = np.argsort(items)
-            rules = self._best_rules(results, items[order], where[order])
+            rules = self._best_rules(results, items[order], where[order])._replace(
+                univariate_loss=float(univariate_loss[m]),
+                bivariate_searched=bool(searched[m]))
             self.cache.put(node, problems[m], rules, bounds)
             self._remember(digests[m], rules, bounds)
             found[node] = rules
         return found
+
+    def _run_group(self, care, exact, lower, allowed, evaluated, nodes, group, results=None):
+        """Search group ``group`` (0: univariate, 1: bivariate) of the nodes ``nodes``:
+        every (allowed) item of a new node, the best old item of a node searched
+        before, then the items of those that can still win; the results appended to
+        ``results``."""
+        first_pass = self._first_pass(nodes, lower, allowed, evaluated, group)
+        results = self._run_more(care, exact, first_pass, results, evaluated)
+        second_pass = self._second_pass(care, lower, results, evaluated, allowed, nodes, group)
+        return self._run_more(care, exact, second_pass, results, evaluated)
 
     def _remember(self, digest, rules, bounds):
         """Keep a search in the memo; a full memo (about :data:`MEMO_MAX_FLOATS` bounds)
@@ -862,18 +973,19 @@ class TAOOptimizer:
         """Items of one node: its univariate features, then its pairs."""
         return self.space.features.size + self.space.pair_j.size
 
-    def _item_groups(self, allowed=None):
-        """The item numbers of the univariate and of the bivariate group (non-empty ones),
-        restricted to the ``allowed`` ones (a mask over the items) when given."""
+    def _item_group(self, group, allowed=None):
+        """The item numbers of group ``group`` (0: univariate, 1: bivariate), restricted
+        to the ``allowed`` ones (a mask over the items) when given."""
         n_feat = self.space.features.size
-        groups = (np.arange(n_feat), np.arange(n_feat, self.items_per_node))
-        if allowed is not None:
-            groups = (g[allowed[g]] for g in groups)
-        return [g for g in groups if g.size]
+        items = (np.arange(n_feat) if group == 0
+                 else np.arange(n_feat, self.items_per_node))
+        return items if allowed is None else items[allowed[items]]
 
     def _run_more(self, care, exact, items, results, evaluated):
         """Run ``items`` and append their results to ``results`` (None: none yet),
         recording in ``evaluated`` where each item's result is."""
+        if results is not None and items.node.size == 0:
+            return results
         base = 0 if results is None else results.loss.shape[0]
         for q, (m, t) in enumerate(zip(items.node, items.index)):
             evaluated[int(m)][int(t)] = base + q
@@ -927,40 +1039,43 @@ class TAOOptimizer:
                 lower[m] = np.where(np.isfinite(entry.bounds), entry.bounds - delta, -np.inf)
         return lower
 
-    def _first_pass(self, n_nodes, lower, allowed=None, evaluated=None):
-        """:class:`WorkItems`: every (allowed) item of a node without bounds, else the
-        item of least bound of each group; items ``evaluated`` already are left out."""
+    def _first_pass(self, node_list, lower, allowed, evaluated, group):
+        """:class:`WorkItems` of group ``group`` of the nodes ``node_list``: every
+        (allowed) item of a node without bounds, else its item of least bound;
+        items ``evaluated`` already are left out."""
         nodes, items = [], []
-        for m in range(n_nodes):
-            mask = None if allowed is None else allowed[m]
-            done = {} if evaluated is None else evaluated[m]
+        for m in node_list:
+            g = self._item_group(group, None if allowed is None else allowed[m])
+            done = evaluated[m]
             if m in lower:
-                for g in self._item_groups(mask):
-                    t = g[int(np.argmax(-lower[m][g]))]  # first least bound
+                if g.size:
+                    t = int(g[int(np.argmax(-lower[m][g]))])  # first least bound
                     if t not in done:
                         nodes.append(m)
                         items.append(t)
             else:
-                todo = (range(self.items_per_node) if mask is None
-                        else np.flatnonzero(mask).tolist())
-                todo = [t for t in todo if t not in done]
+                todo = [int(t) for t in g if int(t) not in done]
                 nodes.extend([m] * len(todo))
                 items.extend(todo)
         return WorkItems(np.asarray(nodes, dtype=ITYPE), np.asarray(items, dtype=ITYPE))
 
-    def _second_pass(self, todo_care, lower, results, evaluated, allowed=None):
-        """:class:`WorkItems`: the (allowed) items not evaluated yet whose bound does not
-        exceed the best loss of their group found so far (plus a rounding slack)."""
+    def _second_pass(self, todo_care, lower, results, evaluated, allowed, node_list, group):
+        """:class:`WorkItems`: the (allowed) items of group ``group`` of the searched-before
+        nodes of ``node_list``, not evaluated yet, whose bound does not exceed the
+        group's best loss found so far (plus a rounding slack)."""
         nodes, items = [], []
-        for m, low in lower.items():
+        for m in node_list:
+            low = lower.get(m)
+            g = self._item_group(group, None if allowed is None else allowed[m])
+            if low is None or g.size == 0:
+                continue
             node_weight = todo_care.weights[todo_care.offsets[m]:todo_care.offsets[m + 1]]
             slack = 1e-9 * max(1.0, float(node_weight.sum()))
-            for g in self._item_groups(None if allowed is None else allowed[m]):
-                upper = min(results.loss[evaluated[m][t]] for t in g if t in evaluated[m])
-                for t in g[low[g] <= upper + slack]:
-                    if t not in evaluated[m]:
-                        nodes.append(m)
-                        items.append(int(t))
+            upper = min(results.loss[evaluated[m][t]] for t in g if t in evaluated[m])
+            for t in g[low[g] <= upper + slack]:
+                if t not in evaluated[m]:
+                    nodes.append(m)
+                    items.append(int(t))
         return WorkItems(np.asarray(nodes, dtype=ITYPE), np.asarray(items, dtype=ITYPE))
 
     def _best_rules(self, results, items, where):
