@@ -38,6 +38,7 @@ from bivtree.tao import (
     TAOOptimizer,
     TAOState,
     change_bound,
+    option_losses,
     pseudolabels,
     state_to_tree,
 )
@@ -282,6 +283,15 @@ def test_change_bound_counts_changed_samples_and_allows_a_swap():
     assert change_bound(old, new) == pytest.approx(1 + 3 + 1 + 1)
     flipped = (old[0], 1 - old[1], old[2])
     assert change_bound(old, flipped) == 0.0
+
+
+def test_option_losses_per_node_with_an_empty_one():
+    care = CareSets(np.arange(6), np.array([0, 1, 1, 0, 1, 0]),
+                    np.array([1.0, 2.0, 3.0, 0.5, 4.0, 7.0]), np.array([0, 3, 3, 5, 6]))
+    zero, total, least = option_losses(care)
+    np.testing.assert_array_equal(zero, [1.0, 0.0, 0.5, 0.0])  # the lighter pseudo-class
+    np.testing.assert_array_equal(total, [6.0, 0.0, 4.5, 7.0])
+    np.testing.assert_array_equal(least, [1.0, np.inf, 0.5, 7.0])
 
 
 def test_feature_cost_moves_between_bivariate_and_univariate_trees():

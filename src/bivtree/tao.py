@@ -371,11 +371,15 @@ class OptionLosses(NamedTuple):
 def option_losses(care):
     """:class:`OptionLosses` of the nodes of ``care``."""
     n_nodes = care.offsets.size - 1
-    owner = np.repeat(np.arange(n_nodes), np.diff(care.offsets))
-    right = np.bincount(owner, weights=care.weights * care.labels, minlength=n_nodes)
-    total = np.bincount(owner, weights=care.weights, minlength=n_nodes)
+    right = np.zeros(n_nodes)
+    total = np.zeros(n_nodes)
     least = np.full(n_nodes, np.inf)
-    np.minimum.at(least, owner, care.weights)
+    filled = np.flatnonzero(np.diff(care.offsets) > 0)
+    if filled.size:
+        starts = care.offsets[filled]
+        right[filled] = np.add.reduceat(care.weights * care.labels, starts)
+        total[filled] = np.add.reduceat(care.weights, starts)
+        least[filled] = np.minimum.reduceat(care.weights, starts)
     return OptionLosses(np.minimum(right, total - right), total, least)
 
 
