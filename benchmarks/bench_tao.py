@@ -39,6 +39,15 @@ Parts (``--part``):
     seconds do not depend on the machine's other load). Resumable like ``kdd``.
     ``--rule best`` adds rows of the selector with ``rule="best"`` (the best
     validation score, no 1-SE step) on the same splits, to the same table.
+``rules``
+    What the selection rule can reach, on ``select``'s splits: every candidate
+    of the TAO selector (each tree of its paths, on the training part) is also
+    scored on the test part, so that the rules ``best``, ``1se`` and ``0.5se``
+    (the fewest nodes within half a standard error of the best validation
+    score) are compared on one run, and an oracle (the candidate of best test
+    accuracy among those with at most half the decision nodes of pruned
+    bivariate CART) shows whether any rule could meet the targets of at least
+    pruned bivariate CART's accuracy minus 0.3 points with half its nodes.
 ``frontier``
     Test accuracy against decision nodes on one split of ``--datasets`` (two
     sets): every tree of the TAO selector's paths (per ``C`` and initial tree)
@@ -70,6 +79,7 @@ Run from the repository root::
     python benchmarks/bench_tao.py --part phase --out benchmarks/results/bench_tao_phase
     python benchmarks/bench_tao.py --part select --out benchmarks/results/bench_tao_select
     python benchmarks/bench_tao.py --part select --rule best --out benchmarks/results/bench_tao_select
+    python benchmarks/bench_tao.py --part rules --out benchmarks/results/bench_tao_rules
     python benchmarks/bench_tao.py --part frontier --datasets segment,spambase
     python benchmarks/bench_tao.py --part regression
     python benchmarks/bench_tao.py --part speed
@@ -519,6 +529,111 @@ def part_select(args):
     _write_report(out, lines)
 
 
+# ------------------------------------------------------------ rules
+RULES_FIELDS = ["dataset", "repeat", "method", "test_acc", "decision_nodes", "val_acc",
+                "candidates", "cpu_seconds"]
+
+
+def _rule_choice(val, se, nodes, alpha, width):
+    """Index of the candidate a rule keeps: the best validation score (``width`` None), or
+    the fewest nodes within ``width`` standard errors of it (the selector's ties)."""
+    n = val.size
+    best = int(np.lexsort((np.arange(n), -alpha, nodes, -val))[0])
+    if width is None:
+        return best
+    within = np.flatnonzero(val >= val[best] - width * se[best])
+    order = np.lexsort((within, -alpha[within], -val[within], nodes[within]))
+    return int(within[order[0]])
+
+
+def run_rules_split(name, repeat, X, y, split):
+    """Pruned bivariate CART and every TAO candidate of one split, scored on the test part;
+    one row per rule (and the oracle)."""
+    import bivtree.tao_selection as ts
+
+    Xtr, ytr = X[split.train], y[split.train]
+    Xv, yv = X[split.validation], y[split.validation]
+    Xte, yte = X[split.test], y[split.test]
+    c0 = time.process_time()
+    greedy = BivariateTreeClassifier(splitter="orientations").fit(Xtr, ytr)
+    cart = prune_bivariate_on_validation(greedy, Xv, yv)
+    cart_nodes = int(np.count_nonzero(~cart.tree_.is_leaf))
+    rows = [{"dataset": name, "repeat": repeat, "method": "bivariate CART",
+             "test_acc": 100 * cart.score(Xte, yte), "decision_nodes": cart_nodes,
+             "val_acc": 100 * cart.score(Xv, yv), "cpu_seconds": time.process_time() - c0}]
+    candidates = []  # (val, se, decision nodes, alpha, test) of every scored tree
+    real = ts._sample_scores
+
+    def scoring(est, X_val, y_val):
+        scores = real(est, X_val, y_val)
+        candidates.append((scores.mean(), scores.std() / np.sqrt(scores.size),
+                           int(np.count_nonzero(~est.tree_.is_leaf)), float(est.alpha),
+                           100 * est.score(Xte, yte)))
+        return scores
+
+    c0 = time.process_time()
+    ts._sample_scores = scoring
+    try:
+        sel = selector_for(True, len(ytr), len(yv), rule="1se")
+        sel.fit(np.vstack([Xtr, Xv]), np.r_[ytr, yv])
+    finally:
+        ts._sample_scores = real
+    seconds = time.process_time() - c0
+    val, se, nodes, alpha, test = (np.array(v, dtype=float) for v in zip(*candidates))
+    for method, width in (("TAO, rule best", None), ("TAO, rule 1se", 1.0),
+                          ("TAO, rule 0.5se", 0.5)):
+        i = _rule_choice(val, se, nodes, alpha, width)
+        rows.append({"dataset": name, "repeat": repeat, "method": method,
+                     "test_acc": test[i], "decision_nodes": int(nodes[i]),
+                     "val_acc": 100 * val[i], "candidates": val.size, "cpu_seconds": seconds})
+    small = np.flatnonzero(nodes <= 0.5 * cart_nodes)
+    if small.size:
+        i = small[int(np.argmax(test[small]))]
+        rows.append({"dataset": name, "repeat": repeat,
+                     "method": "TAO, oracle at half the nodes", "test_acc": test[i],
+                     "decision_nodes": int(nodes[i]), "val_acc": 100 * val[i],
+                     "candidates": small.size, "cpu_seconds": seconds})
+    return rows
+
+
+def part_rules(args):
+    load_start = machine_load()
+    out = args.out or "benchmarks/results/bench_tao_rules"
+    datasets = args.datasets.split(",") if args.datasets else DATASETS
+    rows = _resumable(out, RULES_FIELDS, datasets, load_keel, run_rules_split, args.repeats)
+    lines = ["# What the TAO selector's rule can reach on the KDD 2024 hold-out protocol", "",
+             *_load_lines(load_start),
+             f"Command: `python {' '.join(sys.argv)}`", "",
+             ("The splits of `--part select` (20 % test, 10 % of the rest for validation, "
+              "seeds 0, 1, 2). The TAO selector (defaults, the validation set as its one "
+              "split, trees fitted on the training part) is run once per split and every "
+              "candidate tree of its paths is scored on validation and on test; the rules "
+              "then pick: 'best' (highest validation accuracy), '1se' (the default: fewest "
+              "nodes within one standard error of the best), '0.5se' (half a standard error). "
+              "'oracle at half the nodes' is the candidate of best *test* accuracy among "
+              "those with at most half the decision nodes of the pruned bivariate CART of the "
+              "same split (no rule can do better at that size; absent where no candidate is "
+              "that small). Means over the repeats; 'vs CART' is the difference in test "
+              "accuracy points and the ratio of decision nodes to bivariate CART's."), "",
+             "| data set | method | repeats | test % | decision nodes | vs CART (points, nodes) |",
+             "|---|---|---:|---:|---:|---|"]
+    by = {}
+    for r in rows:
+        by.setdefault(r["dataset"], {}).setdefault(r["method"], []).append(r)
+    for name, methods in by.items():
+        cart = methods.get("bivariate CART", [])
+        cart_acc = _stats(cart, "test_acc")[0]
+        cart_nodes = _stats(cart, "decision_nodes")[0]
+        for method, rs in methods.items():
+            acc, acc_sd = _stats(rs, "test_acc")
+            nodes = _stats(rs, "decision_nodes")[0]
+            versus = ("" if method == "bivariate CART" else
+                      f"{acc - cart_acc:+.2f}, {nodes / cart_nodes:.2f}x")
+            lines.append(f"| {name} | {method} | {len(rs)} | {acc:.2f} ± {acc_sd:.2f} "
+                         f"| {nodes:.1f} | {versus} |")
+    _write_report(out, lines)
+
+
 def part_frontier(args):
     import matplotlib
 
@@ -790,8 +905,9 @@ def part_init(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["kdd", "exact", "phase", "select", "frontier",
-                                           "regression", "speed", "init"], default="kdd")
+    parser.add_argument("--part", choices=["kdd", "exact", "phase", "select", "rules",
+                                           "frontier", "regression", "speed", "init"],
+                        default="kdd")
     parser.add_argument("--out", default=None, help="output path without extension")
     parser.add_argument("--datasets", default=None, help="comma-separated KEEL names")
     parser.add_argument("--repeats", type=int, default=3)
@@ -806,7 +922,7 @@ def main(argv=None):
                         help="select: the TAO selector's rule; 'best' adds its rows alone")
     args = parser.parse_args(argv)
     {"kdd": part_kdd, "exact": part_exact, "phase": part_phase, "select": part_select,
-     "frontier": part_frontier, "regression": part_regression,
+     "rules": part_rules, "frontier": part_frontier, "regression": part_regression,
      "speed": part_speed, "init": part_init}[args.part](args)
 
 
