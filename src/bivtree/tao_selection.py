@@ -27,7 +27,9 @@ every cross-validation split,
   many of the same problems), which changes no answer.
 
 The paths of different splits and initial trees run as joblib tasks (those of
-the values of ``C`` one after the other in a task, sharing the memo).
+the values of ``C`` one after the other in a task, sharing the memo), those
+of the largest initial trees first; with several jobs and a refit, the
+initial trees of all the data are grown after them, as two more tasks.
 A candidate is a triple (``C``, init, ``alpha``); on each split it is the tree
 of the largest visited ``alpha`` not above it (trees are piecewise constant
 in ``alpha``), so splits whose refinement visited other values still line up.
@@ -442,8 +444,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         trees = dict(zip(grow, trees))
 
         # 2. the paths: every split x initial tree x C
-        tasks = [(s, init, c) for s in range(len(splits)) for init in inits for c in costs]
-        say(f"[TAOCV] {len(tasks)} path(s) over {alphas.size} values of alpha "
+        say(f"[TAOCV] {len(grow) * len(costs)} path(s) over {alphas.size} values of alpha "
             f"(lambda {self.lambda_min:.3g} to {alphas[-1] * total_weight / unit:.3g} "
             "samples per node)", flush=True)
         _, base_params = self._tao_params(1.0, inner_jobs)
@@ -461,12 +462,25 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
                              keep_last=False, pair_features=self.pair_features, memos=memos)
                     for c in costs]
 
-        def run_paths(grid):
-            results = Parallel(n_jobs=self.n_jobs, verbose=max(0, int(self.verbose) - 1))(
-                delayed(path_task)(s, init, grid) for s, init in grow)
-            return dict(zip(tasks, (r for group in results for r in group)))
+        # the paths of the largest initial trees first: they cost the most, so the
+        # workers end closer together
+        order = sorted(grow, key=lambda key: -trees[key].node_count)
+        keys = [(s, init, c) for s, init in order for c in costs]
 
-        paths = run_paths(alphas)
+        def run_paths(grid, spare=False):
+            jobs = [delayed(path_task)(s, init, grid) for s, init in order]
+            if spare:
+                # the refit's initial trees, grown while a worker would wait for the
+                # other's last paths (the tree of one thread is the tree of several)
+                jobs += [delayed(_initial_tree)(is_clf, self._splitter_of(init), X, y, sw,
+                                                self._tree_params(1)) for init in inits]
+            results = Parallel(n_jobs=self.n_jobs, verbose=max(0, int(self.verbose) - 1))(
+                jobs)
+            spare_trees.update(zip(inits, results[len(order):]))
+            return dict(zip(keys, (r for group in results[:len(order)] for r in group)))
+
+        spare_trees = {}
+        paths = run_paths(alphas, spare=refit and parallel and deadline is None)
         per_lambda = total_weight / unit
         # the candidates (cv_results_), on a grid extended below where the best is there
         alphas = self._extend_grid(paths, alphas, run_paths,
@@ -511,8 +525,10 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
             refit = False
         if refit:
             Xr, yr, wr = X, y, sw
-            tree = _initial_tree(is_clf, self._splitter_of(chosen["init"]), Xr, yr, wr,
-                                 self._tree_params(self.n_jobs))
+            tree = spare_trees.get(chosen["init"])
+            if tree is None:
+                tree = _initial_tree(is_clf, self._splitter_of(chosen["init"]), Xr, yr, wr,
+                                     self._tree_params(self.n_jobs))
             grid = np.append(alphas[alphas < chosen["alpha"]], chosen["alpha"])
             max_refine = int(self.max_refine)
         else:
@@ -528,11 +544,24 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
                                  deadline=None if deadline is None
                                  else max(deadline, time.perf_counter() + 1e-3),
                                  keep_last=True, pair_features=self.pair_features)
-        if est is None:  # no time left at all: TAO from the initial tree, stopped at once
+        self._adopt(est, steps, params, (tree, Xr, yr, wr))
+        self.n_splits_ = len(splits)
+        self.n_iter_ = est.n_iter_
+        self.fit_time_ = time.perf_counter() - start
+        say(f"[TAOCV] done in {self.fit_time_:.1f} s: {est.tree_.node_count} nodes", flush=True)
+        return self
+
+    def _adopt(self, est, steps, params, start):
+        """Keep ``est``, the last tree of the chosen path (``steps``), as the selected
+        estimator; None (no time left at all): TAO with ``params`` from the initial tree
+        on the data of ``start`` = ``(tree, X, y, sample_weight)``, stopped at once."""
+        chosen = self.best_params_
+        if est is None:
+            tree, X, y, sample_weight = start
             est = self._tao_params(chosen["feature_cost"], self.n_jobs)[0](**params)
             est.set_params(init=tree, alpha=chosen["alpha"], time_limit=1e-6)
             est._pair_features = self.pair_features
-            est.fit(Xr, yr, wr)
+            est.fit(X, y, sample_weight)
         est.set_params(init=chosen["init"], warm_start=False, time_limit=self.time_limit,
                        verbose=0)
         est.__dict__.pop("_search_cache", None)
@@ -541,15 +570,9 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         self.refit_path_ = [{k: v for k, v in st.items() if k != "val_samples"}
                             for st in steps]
         self.n_features_in_ = est.n_features_in_
-        if hasattr(est, "feature_names_in_"):
-            self.feature_names_in_ = est.feature_names_in_
-        if hasattr(est, "classes_"):
-            self.classes_ = est.classes_
-        self.n_splits_ = len(splits)
-        self.n_iter_ = est.n_iter_
-        self.fit_time_ = time.perf_counter() - start
-        say(f"[TAOCV] done in {self.fit_time_:.1f} s: {est.tree_.node_count} nodes", flush=True)
-        return self
+        for name in ("feature_names_in_", "classes_"):
+            if hasattr(est, name):
+                setattr(self, name, getattr(est, name))
 
     def _extend_grid(self, paths, alphas, run_paths, grid, is_clf, deadline, say):
         """``cv_results_`` of ``paths``, extending ``alphas`` below while the best is at its start.
