@@ -146,6 +146,37 @@ def test_regression_grid_extends_below_while_the_best_score_is_there():
     assert grown.best_params_["alpha"] < fixed.cv_results_["alpha"].min()
 
 
+def test_no_extension_after_one_that_gains_at_most_a_standard_error():
+    # the best score stays at the smallest lambda of each extension, but the second one
+    # gains 0.005 with a standard error of 0.01: a third is not run
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=100)
+    noise = 0.1 * (noise - noise.mean()) / noise.std()  # standard error 0.01
+
+    def step(alpha, score):
+        return {"alpha": alpha, "val_score": score, "val_samples": score + noise,
+                "nodes": 7, "leaves": 4, "n_bivariate": 1}
+
+    key = (0, "univariate", 1.0)
+    alphas = np.array([1e-3, 2e-3, 4e-3])
+    paths = {key: ([step(a, sc) for a, sc in zip(alphas, (0.8, 0.7, 0.6))], True, None)}
+    best_by_extension = iter([0.9, 0.905, 0.95])
+    runs = []
+
+    def run_paths(lower):
+        runs.append(lower)
+        top = next(best_by_extension)
+        scores = top - 0.01 * np.arange(lower.size)  # the best at the smallest lambda
+        return {key: ([step(a, sc) for a, sc in zip(lower, scores)], True, None)}
+
+    cv = TAOTreeRegressorCV(max_grid_extensions=3)
+    grid = cv._extend_grid(paths, alphas, run_paths, ([1.0], ["univariate"], 1, 1.0),
+                           False, None, lambda *a, **k: None)
+    assert cv.n_grid_extensions_ == len(runs) == 2
+    assert grid.size == alphas.size + sum(r.size for r in runs)
+    assert cv.cv_results_["mean_score"].max() == pytest.approx(0.905)
+
+
 def test_classification_grid_is_not_extended_by_default():
     X, y = blobs(150, 3, 0)
     cv = TAOTreeClassifierCV(**SMALL).fit(X, y)

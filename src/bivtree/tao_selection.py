@@ -582,7 +582,10 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         (:func:`grid_below`), puts each finished path's steps in front of
         ``paths[key]``'s and recomputes ``cv_results_``, at most
         ``max_grid_extensions`` times (``"auto"``: 3 for regression, 0 for
-        classification); sets ``n_grid_extensions_``. Returns the extended grid.
+        classification), and not again after a decade that raised the best mean
+        score by no more than its standard error (the next would cost more, on
+        larger trees, for less); sets ``n_grid_extensions_``. Returns the
+        extended grid.
         """
         per_lambda = grid[3]
         self.cv_results_ = self._candidates(paths, *grid)
@@ -590,6 +593,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         if extensions == "auto":
             extensions = 0 if is_clf else 3
         self.n_grid_extensions_ = 0
+        before = None  # (best mean score, its standard error) before the last extension
         while (self.n_grid_extensions_ < extensions and alphas.size > 1
                and self.cv_results_["alpha"].size
                and (deadline is None or time.perf_counter() < deadline)):
@@ -598,6 +602,11 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
                                     results["se_score"], results["alpha"], "best")
             if results["alpha"][best] > alphas[0]:
                 break
+            if before is not None and results["mean_score"][best] <= sum(before):
+                say("[TAOCV] the last extension raised the best validation score by at most "
+                    "its standard error: no further one", flush=True)
+                break
+            before = (results["mean_score"][best], results["se_score"][best])
             lower = grid_below(alphas)
             say(f"[TAOCV] the best validation score is at the smallest lambda: paths over "
                 f"{lower.size} values of lambda from {lower[0] * per_lambda:.3g}", flush=True)
@@ -737,7 +746,9 @@ _CV_DOC = """
         Times the grid may be extended by a decade below its smallest
         ``lambda`` (at the base grid's ratio, every path of the extension
         starting from its initial tree) while the best mean validation score
-        is at that smallest value. ``"auto"``: 3 for regression, 0 for
+        is at that smallest value and the last extension raised it by more than
+        its standard error (a decade that gains less is not followed by
+        another). ``"auto"``: 3 for regression, 0 for
         classification (where ``lambda`` = 1 is one misclassified sample, the
         smallest gain a node can have).
     restarts : bool, default=True
