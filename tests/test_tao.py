@@ -428,6 +428,25 @@ def test_skipping_hopeless_searches_changes_no_fit(case, monkeypatch):
     assert counts[True] < counts[False]
 
 
+@SETTINGS
+@given(params=tao_settings, n=st.integers(12, 70), d=st.integers(2, 4),
+       n_classes=st.integers(2, 3), seed=st.integers(0, 10_000), weighted=st.booleans())
+def test_skipping_hopeless_searches_never_changes_a_fit(params, n, d, n_classes, seed,
+                                                        weighted):
+    # real-valued weights make care weights whose sums round: the skips' slack must hold
+    X, y = blobs(n, d, n_classes, seed)
+    if np.unique(y).size < 2:
+        return
+    w = np.random.default_rng(seed).uniform(0.2, 2.0, size=n) if weighted else None
+    skipping = TAOTreeClassifier(**params).fit(X, y, sample_weight=w)
+    with pytest.MonkeyPatch.context() as m:
+        _fits_without_skipping(m)
+        searching = TAOTreeClassifier(**params).fit(X, y, sample_weight=w)
+    assert skipping.tree_ == searching.tree_
+    np.testing.assert_array_equal(skipping.objective_path_, searching.objective_path_)
+    assert skipping.next_alpha_ == searching.next_alpha_
+
+
 def test_searches_left_unfinished_are_finished_when_a_fit_needs_them(monkeypatch):
     # dear fits first: their memo and cache entries lack the pairs of nodes where no
     # bivariate rule could win; cheaper fits meeting the same problems search them
