@@ -546,9 +546,9 @@ def _rule_choice(val, se, nodes, alpha, width):
     return int(within[order[0]])
 
 
-def run_rules_split(name, repeat, X, y, split):
+def run_rules_split(name, repeat, X, y, split, exact_max_samples=None):
     """Pruned bivariate CART and every TAO candidate of one split, scored on the test part;
-    one row per rule (and the oracle)."""
+    one row per rule (and the oracle); ``exact_max_samples`` is the selector's."""
     import bivtree.tao_selection as ts
 
     Xtr, ytr = X[split.train], y[split.train]
@@ -574,7 +574,8 @@ def run_rules_split(name, repeat, X, y, split):
     c0 = time.process_time()
     ts._sample_scores = scoring
     try:
-        sel = selector_for(True, len(ytr), len(yv), rule="1se")
+        sel = selector_for(True, len(ytr), len(yv), rule="1se",
+                           exact_max_samples=exact_max_samples)
         sel.fit(np.vstack([Xtr, Xv]), np.r_[ytr, yv])
     finally:
         ts._sample_scores = real
@@ -600,12 +601,18 @@ def part_rules(args):
     load_start = machine_load()
     out = args.out or "benchmarks/results/bench_tao_rules"
     datasets = args.datasets.split(",") if args.datasets else DATASETS
-    rows = _resumable(out, RULES_FIELDS, datasets, load_keel, run_rules_split, args.repeats)
+    rows = _resumable(out, RULES_FIELDS, datasets, load_keel,
+                      functools.partial(run_rules_split,
+                                        exact_max_samples=args.exact_max_samples),
+                      args.repeats)
+    setting = ("" if args.exact_max_samples is None
+               else f" with `exact_max_samples={args.exact_max_samples}`")
     lines = ["# What the TAO selector's rule can reach on the KDD 2024 hold-out protocol", "",
              *_load_lines(load_start),
              f"Command: `python {' '.join(sys.argv)}`", "",
              ("The splits of `--part select` (20 % test, 10 % of the rest for validation, "
-              "seeds 0, 1, 2). The TAO selector (defaults, the validation set as its one "
+              f"seeds 0, 1, 2). The TAO selector{setting} (defaults, the validation set as "
+              "its one "
               "split, trees fitted on the training part) is run once per split and every "
               "candidate tree of its paths is scored on validation and on test; the rules "
               "then pick: 'best' (highest validation accuracy), '1se' (the default: fewest "
@@ -918,6 +925,8 @@ def main(argv=None):
     parser.add_argument("--n-cost", type=int, default=11)
     parser.add_argument("--n-jobs", type=int, default=1,
                         help="speed: the selector's n_jobs (wall seconds only when not 1)")
+    parser.add_argument("--exact-max-samples", type=int, default=None,
+                        help="rules: the selector's exact_max_samples (default: its own)")
     parser.add_argument("--rule", choices=["1se", "best"], default="1se",
                         help="select: the TAO selector's rule; 'best' adds its rows alone")
     args = parser.parse_args(argv)

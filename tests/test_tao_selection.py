@@ -243,6 +243,23 @@ def test_selector_exposes_the_frontier_and_refits_the_choice():
     assert frame["selected"].sum() == 1 and len(frame) == n
 
 
+def test_exact_max_samples_reaches_every_tao_fit(monkeypatch):
+    X, y = blobs(200, 3, 6)
+    seen = set()
+    init = TAOOptimizer.__init__
+
+    def recording(self, *args, **kwargs):
+        seen.add(kwargs["exact_max_samples"])
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(TAOOptimizer, "__init__", recording)
+    cv = TAOTreeClassifierCV(exact_max_samples=7, **SMALL).fit(X, y)
+    assert seen == {7} and cv.best_estimator_.exact_max_samples == 7
+    seen.clear()
+    TAOTreeClassifierCV(**SMALL).fit(X, y)
+    assert seen == {100}  # the classifiers' default
+
+
 def test_the_selected_tree_saves_and_loads(tmp_path):
     X, y = blobs(200, 3, 6)
     cv = TAOTreeClassifierCV(**SMALL).fit(X, y)
