@@ -260,6 +260,25 @@ def test_exact_max_samples_reaches_every_tao_fit(monkeypatch):
     assert seen == {100}  # the classifiers' default
 
 
+def test_a_refit_path_with_no_tree_falls_back_to_tao_from_the_initial_tree(monkeypatch):
+    # a refit path that returns no estimator (no time left at all): TAO from the initial
+    # tree, stopped at once, is the selected estimator
+    import bivtree.tao_selection as ts
+
+    X, y = blobs(200, 3, 6)
+    real = ts.run_path
+
+    def no_refit_tree(*args, **kwargs):
+        steps, complete, est = real(*args, **kwargs)
+        return steps, complete, None if kwargs.get("keep_last") else est
+
+    monkeypatch.setattr(ts, "run_path", no_refit_tree)
+    cv = TAOTreeClassifierCV(**SMALL).fit(X, y)
+    assert cv.best_estimator_.alpha == cv.best_params_["alpha"]
+    assert cv.n_iter_ == cv.best_estimator_.n_iter_
+    assert cv.predict(X).shape == (200,)
+
+
 def test_the_selected_tree_saves_and_loads(tmp_path):
     X, y = blobs(200, 3, 6)
     cv = TAOTreeClassifierCV(**SMALL).fit(X, y)

@@ -870,9 +870,9 @@ class TAOOptimizer:
     def _no_rule_can_win(self, options):
         """Mask of the nodes where the zero-variate option beats every rule however small
         its loss (:meth:`_choose` compares loss + lambda * phi, phi = 1 or ``C``)."""
-        lam_least = self.lam * min(1.0, self.feature_cost)
         if not self.skip_hopeless:
             return np.zeros(options.zero.size, dtype=bool)
+        lam_least = self.lam * min(1.0, self.feature_cost)
         return options.zero < lam_least - self._tolerance(options.total)
 
     def _bivariate_cannot_win(self, options, r, univariate_loss):

@@ -546,7 +546,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
                                  deadline=None if deadline is None
                                  else max(deadline, time.perf_counter() + 1e-3),
                                  keep_last=True, pair_features=self.pair_features)
-        self._adopt(est, steps, params, (tree, Xr, yr, wr))
+        est = self._adopt(est, steps, params, (tree, Xr, yr, wr))
         self.n_splits_ = len(splits)
         self.n_iter_ = est.n_iter_
         self.fit_time_ = time.perf_counter() - start
@@ -555,8 +555,9 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
 
     def _adopt(self, est, steps, params, start):
         """Keep ``est``, the last tree of the chosen path (``steps``), as the selected
-        estimator; None (no time left at all): TAO with ``params`` from the initial tree
-        on the data of ``start`` = ``(tree, X, y, sample_weight)``, stopped at once."""
+        estimator and return it; None (no time left at all): TAO with ``params`` from the
+        initial tree on the data of ``start`` = ``(tree, X, y, sample_weight)``, stopped
+        at once."""
         chosen = self.best_params_
         if est is None:
             tree, X, y, sample_weight = start
@@ -575,6 +576,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         for name in ("feature_names_in_", "classes_"):
             if hasattr(est, name):
                 setattr(self, name, getattr(est, name))
+        return est
 
     def _extend_grid(self, paths, alphas, run_paths, grid, is_clf, deadline, say):
         """``cv_results_`` of ``paths``, extending ``alphas`` below while the best is at its start.
