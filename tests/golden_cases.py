@@ -80,12 +80,15 @@ def _regressor(X_y, weighted=False, **params):
 
 def _tao(cls, X_y, **params):
     X, y = X_y()
+    # the paper's fixed directions unless a case names the search
+    params.setdefault("pair_search", "orientations")
     return lambda: cls(**params).fit(X, y)
 
 
 def _path(X_y, **params):
     """The last tree of a warm-started ``tao_path`` on a short alpha grid."""
     X, y = X_y()
+    params.setdefault("pair_search", "orientations")
 
     def fit():
         path = tao_path(TAOTreeClassifier(**params), X, y, X_val=X[::3], y_val=y[::3],
@@ -149,6 +152,13 @@ CASES = {
     "tao_reg_moves_exact": _tao(TAOTreeRegressor, _diabetes, alpha=0.001, max_depth=3,
                                 init="univariate", feature_cost=0.8, exact_max_samples=80),
     "tao_path_last": _path(_cancer, max_depth=4),
+    # the default coarse-to-fine pair search, where the directions decide (no exact sweep)
+    "tao_clf_moves_coarse_to_fine": _tao(TAOTreeClassifier, _cancer, alpha=0.0, max_depth=3,
+                                         init="univariate", feature_cost=0.5,
+                                         exact_max_samples=0, pair_search="coarse_to_fine"),
+    "tao_reg_coarse_to_fine": _tao(TAOTreeRegressor, _diabetes, alpha=0.001, max_depth=3,
+                                   init="univariate", feature_cost=0.8,
+                                   pair_search="coarse_to_fine"),
 }
 
 

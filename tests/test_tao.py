@@ -59,17 +59,25 @@ def blobs(n, d, n_classes, seed, integer=False):
 
 
 # ------------------------------------------------------------ reduced problem
-def solve_reduced(X, prefers_right, w, exact, n_orientations=8):
-    """The kernels' best zero-, uni- and bivariate pseudolabel errors on one node."""
+def search_one_node(X, prefers_right, w, exact, n_orientations=8, n_coarse=0,
+                    refine_rounds=0):
+    """:func:`search_items` of every item of one node (``n_coarse > 0``: coarse to fine)."""
     n, d = X.shape
     Xf = np.asfortranarray(X, dtype=float)
-    samples = np.arange(n, dtype=np.int64)
-    labels = prefers_right.astype(np.int64)
-    care = CareSets(samples, labels, w, np.array([0, n], dtype=np.int64))
+    care = CareSets(np.arange(n, dtype=np.int64), prefers_right.astype(np.int64), w,
+                    np.array([0, n], dtype=np.int64))
     features = np.arange(d, dtype=np.int64)
     pj, pk = candidate_pairs(features)
-    space = SearchSpace(features, pj, pk, *orientation_directions(n_orientations))
+    space = SearchSpace(features, pj, pk, *orientation_directions(n_orientations), n_coarse,
+                        refine_rounds)
     found = search_items(Xf, care, np.array([exact]), space, all_items(1, d + pj.size))
+    return Xf, care, found
+
+
+def solve_reduced(X, prefers_right, w, exact, n_orientations=8, n_coarse=0, refine_rounds=0):
+    """The kernels' best zero-, uni- and bivariate pseudolabel errors on one node."""
+    Xf, care, found = search_one_node(X, prefers_right, w, exact, n_orientations, n_coarse,
+                                      refine_rounds)
     finite = np.isfinite(found.proxy)
     np.testing.assert_allclose(found.loss[finite], w.sum() - found.proxy[finite],
                                atol=1e-12 * w.sum())
@@ -126,6 +134,77 @@ def test_direction_search_is_never_better_than_the_exact_one(n, seed):
     cap = approx[ZERO_VARIATE]
     assert min(exact[BIVARIATE], exact[UNIVARIATE], cap) <= min(
         approx[BIVARIATE], approx[UNIVARIATE], cap) + 1e-12
+
+
+@SETTINGS
+@given(n=st.integers(3, 40), d=st.integers(2, 4), seed=st.integers(0, 10_000),
+       weighted=st.booleans(), holes=st.booleans())
+def test_coarse_to_fine_rules_route_as_scored(n, d, seed, weighted, holes):
+    # every pair item's rule, re-scored through the routing kernel, has the loss the
+    # search reported (the two sides' labels free: capped by the zero-variate loss)
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if holes:
+        X[rng.random(size=(n, d)) < 0.15] = np.nan
+    prefers_right = (np.nan_to_num(X[:, 0]) + 0.8 * np.nan_to_num(X[:, 1])
+                     + 0.5 * rng.normal(size=n)) > 0
+    w = rng.uniform(0.2, 3.0, size=n) if weighted else np.ones(n)
+    Xf, care, found = search_one_node(X, prefers_right, w, exact=False, n_coarse=8,
+                                      refine_rounds=5)
+    pairs = np.flatnonzero(np.isfinite(found.proxy) & (found.second >= 0))
+    if pairs.size == 0:
+        return
+    errors = rule_errors(Xf, care, np.zeros(pairs.size, dtype=np.int64),
+                         np.stack([found.first[pairs], found.second[pairs]], axis=1),
+                         np.stack([np.ones(pairs.size), found.w_second[pairs]], axis=1),
+                         found.threshold[pairs], np.zeros((pairs.size, 2), dtype=np.uint64),
+                         found.missing_left[pairs])
+    zero = min(w[prefers_right].sum(), w[~prefers_right].sum())
+    rescored = np.minimum(np.minimum(errors.keep, errors.flip), zero)
+    np.testing.assert_allclose(rescored, np.minimum(found.loss[pairs], zero),
+                               atol=1e-9 * w.sum())
+
+
+@SETTINGS
+@given(n=st.integers(3, 40), seed=st.integers(0, 10_000))
+def test_coarse_to_fine_is_never_better_than_the_exact_search(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    prefers_right = (X[:, 0] - 0.3 * X[:, 1] + 0.4 * rng.normal(size=n)) > 0
+    w = rng.uniform(0.2, 3.0, size=n)
+    approx = solve_reduced(X, prefers_right, w, exact=False, n_coarse=8, refine_rounds=5)
+    exact = solve_reduced(X, prefers_right, w, exact=True)
+    cap = approx[ZERO_VARIATE]
+    assert min(exact[BIVARIATE], exact[UNIVARIATE], cap) <= min(
+        approx[BIVARIATE], approx[UNIVARIATE], cap) + 1e-9 * w.sum()
+
+
+@SETTINGS
+@given(n=st.integers(3, 60), seed=st.integers(0, 10_000), n_coarse=st.integers(1, 12))
+def test_refinement_never_loses_to_its_coarse_angles(n, seed, n_coarse):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    X[:, 3] = X[:, 2] + 0.05 * rng.normal(size=n)  # a strongly correlated pair
+    prefers_right = (X[:, 2] - X[:, 3] + 0.3 * X[:, 0] + 0.05 * rng.normal(size=n)) > 0
+    w = rng.uniform(0.2, 3.0, size=n)
+    coarse = search_one_node(X, prefers_right, w, exact=False, n_coarse=n_coarse)[2]
+    refined = search_one_node(X, prefers_right, w, exact=False, n_coarse=n_coarse,
+                              refine_rounds=5)[2]
+    assert np.all(refined.proxy >= coarse.proxy)
+
+
+def test_coarse_to_fine_finds_a_narrow_direction_that_fixed_directions_miss():
+    # the classes split along the difference of two nearly equal features: a direction
+    # within about a degree of the diagonal of their scaled plane
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=400)
+    X = np.column_stack([base + 0.1 * rng.normal(size=400), base])
+    prefers_right = X[:, 0] - X[:, 1] > 0
+    w = np.ones(400)
+    fixed = solve_reduced(X, prefers_right, w, exact=False, n_orientations=30)
+    refined = solve_reduced(X, prefers_right, w, exact=False, n_coarse=8, refine_rounds=5)
+    assert refined[BIVARIATE] == 0.0
+    assert fixed[BIVARIATE] > 50
 
 
 def test_pseudolabels_leave_out_samples_with_equal_loss():
@@ -540,6 +619,7 @@ def test_time_limit_returns_the_last_finished_iteration():
     ({"alpha": float("nan")}, "alpha must be"),
     ({"feature_cost": 0.0}, "feature_cost must be"),
     ({"n_orientations": 0}, "n_orientations must be"),
+    ({"pair_search": "exact"}, "pair_search must be"),
     ({"exact_max_samples": -1}, "exact_max_samples must be"),
     ({"max_iter": 0}, "max_iter must be"),
     ({"time_limit": -2}, "time_limit must be"),
@@ -634,3 +714,36 @@ def test_default_exact_max_samples_is_100_for_classification_and_0_for_regressio
     TAOTreeRegressor(alpha=0.01, max_depth=3).fit(X, target)
     TAOTreeRegressor(alpha=0.01, max_depth=3, exact_max_samples=40).fit(X, target)
     assert runs == [100, 0, 40]
+
+
+def test_model_files_keep_the_pair_search_and_older_files_read_as_orientations():
+    import json
+
+    from bivtree import from_json, to_json
+    X, y = blobs(80, 3, 2, seed=1)
+    est = TAOTreeClassifier(alpha=0.01, max_depth=3).fit(X, y)
+    model = json.loads(to_json(est))
+    assert model["params"]["pair_search"] == "coarse_to_fine"
+    assert from_json(to_json(est)).pair_search == "coarse_to_fine"
+    # the paper's search is what a file without the parameter was fitted with
+    paper = TAOTreeClassifier(alpha=0.01, max_depth=3, pair_search="orientations").fit(X, y)
+    model = json.loads(to_json(paper))
+    assert "pair_search" not in model["params"]
+    loaded = from_json(json.dumps(model))
+    assert loaded.pair_search == "orientations"
+    np.testing.assert_array_equal(loaded.predict(X), paper.predict(X))
+
+
+def test_pair_search_matters_only_where_pairs_are_searched():
+    # a search with no pair to scan (one feature) is the same whichever search is named
+    X, y = blobs(60, 1, 2, seed=3)
+    a = TAOTreeClassifier(alpha=0.005, pair_search="coarse_to_fine").fit(X, y)
+    b = TAOTreeClassifier(alpha=0.005, pair_search="orientations").fit(X, y)
+    assert a.tree_ == b.tree_
+    # on a regression set the default search reaches a lower objective (no exact sweep)
+    from sklearn.datasets import load_diabetes
+    Xd, yd = load_diabetes(return_X_y=True)
+    fits = {search: TAOTreeRegressor(alpha=0.001, max_depth=3, init="univariate",
+                                     feature_cost=0.8, pair_search=search).fit(Xd, yd)
+            for search in ("coarse_to_fine", "orientations")}
+    assert fits["coarse_to_fine"].objective_ < fits["orientations"].objective_

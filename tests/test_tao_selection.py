@@ -243,6 +243,21 @@ def test_selector_exposes_the_frontier_and_refits_the_choice():
     assert frame["selected"].sum() == 1 and len(frame) == n
 
 
+@pytest.mark.parametrize("search", ["coarse_to_fine", "orientations"])
+def test_pair_search_reaches_every_tao_fit(monkeypatch, search):
+    X, y = blobs(200, 3, 6)
+    seen = set()
+    init = TAOOptimizer.__init__
+
+    def recording(self, *args, **kwargs):
+        seen.add(kwargs["pair_search"])
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(TAOOptimizer, "__init__", recording)
+    cv = TAOTreeClassifierCV(pair_search=search, **SMALL).fit(X, y)
+    assert seen == {search} and cv.best_estimator_.pair_search == search
+
+
 def test_exact_max_samples_reaches_every_tao_fit(monkeypatch):
     X, y = blobs(200, 3, 6)
     seen = set()

@@ -54,10 +54,13 @@ _MAX_LABEL_BYTES = 4 << 16
 #: estimator classes that models may hold, by class name (the ``estimator`` field).
 _MODEL_CLASSES = {}
 
-#: parameters added after format version 2 was fixed, with their defaults: written only
-#: when set to another value, and read as the default when a file leaves them out, so
-#: the files of models that do not use them are unchanged and older files still load.
-_OPTIONAL_PARAMS = {"categorical_features": "from_dtype", "max_categories": None}
+#: parameters added after format version 2 was fixed, with the value a file that leaves
+#: them out was fitted with: written only when set to another value, and read as that
+#: value when a file leaves them out, so the files of models that do not use them are
+#: unchanged and older files still load. TAO's ``pair_search`` defaults to
+#: ``"coarse_to_fine"`` now; files written before it existed searched ``"orientations"``.
+_OPTIONAL_PARAMS = {"categorical_features": "from_dtype", "max_categories": None,
+                    "pair_search": "orientations"}
 
 
 def register_model(cls):

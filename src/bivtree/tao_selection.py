@@ -63,7 +63,7 @@ from .estimators import (
     ChosenTreeDelegation,
 )
 from .splitters import SPLITTERS
-from .tao import TAOState
+from .tao import PAIR_SEARCHES, TAOState
 from .tao_estimators import INIT_SPLITTERS, TAOTreeClassifier, TAOTreeRegressor
 
 __all__ = ["TAOTreeClassifierCV", "TAOTreeRegressorCV"]
@@ -287,6 +287,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
            for name in ("max_depth", "min_samples_leaf", "n_orientations", "max_pairs",
                         "random_state", "verbose", "categorical_features",
                         "max_categories")},
+        "pair_search": [Options(PAIR_SEARCHES)],
         "exact_max_samples": [None, Interval(Integral, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
@@ -295,9 +296,9 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
 
     def __init__(self, *, feature_costs, inits, lambda_min, lambda_max_fraction, n_lambdas,
                  max_refine, max_grid_extensions, restarts, pair_features, cv, rule, refit,
-                 bivariate_splitter, max_depth, min_samples_leaf, n_orientations, max_pairs,
-                 exact_max_samples, max_iter, time_limit, n_jobs, random_state, verbose,
-                 categorical_features, max_categories):
+                 bivariate_splitter, max_depth, min_samples_leaf, n_orientations, pair_search,
+                 max_pairs, exact_max_samples, max_iter, time_limit, n_jobs, random_state,
+                 verbose, categorical_features, max_categories):
         self.feature_costs = feature_costs
         self.inits = inits
         self.lambda_min = lambda_min
@@ -314,6 +315,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.n_orientations = n_orientations
+        self.pair_search = pair_search
         self.max_pairs = max_pairs
         self.exact_max_samples = exact_max_samples
         self.max_iter = max_iter
@@ -361,7 +363,8 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
     def _tao_params(self, feature_cost, n_jobs):
         cls = TAOTreeClassifier if self._is_classifier() else TAOTreeRegressor
         params = {"feature_cost": feature_cost, "n_orientations": self.n_orientations,
-                  "max_pairs": self.max_pairs, "exact_max_samples": self.exact_max_samples,
+                  "pair_search": self.pair_search, "max_pairs": self.max_pairs,
+                  "exact_max_samples": self.exact_max_samples,
                   "max_iter": self.max_iter, "n_jobs": n_jobs, **self._categorical_params()}
         if self._is_classifier() and getattr(self, "class_weight", None) is not None:
             params["class_weight"] = self.class_weight
@@ -786,13 +789,17 @@ _CV_DOC = """
     min_samples_leaf : int or float, default=1
         Of the initial trees.
     n_orientations : int, default=30
-        Directions per feature pair (initial trees and TAO's search).
+        Directions per feature pair of the bivariate initial tree, and of TAO's
+        search with ``pair_search="orientations"``.
+    pair_search : {"coarse_to_fine", "orientations"}, default="coarse_to_fine"
+        TAO's bivariate search of a node's pairs (see
+        :class:`~bivtree.TAOTreeClassifier`).
     max_pairs : int, default=None
         Largest number of feature pairs (``None``: 20000).
     exact_max_samples : int, default=None
         TAO's reduced problems with at most this many care samples get the
         exact bivariate solution (rotational sweep), the others the
-        ``n_orientations`` directions (``None``: the TAO estimators' default,
+        ``pair_search`` (``None``: the TAO estimators' default,
         100 for classification, 0 for regression; 0 never). The sweep costs
         several times the direction search per pair (about a fifth of a
         classification selection's time at 100); a smaller value is faster,
@@ -897,7 +904,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
                  max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="1se",
                  refit="auto", bivariate_splitter="orientations",
-                 max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
+                 max_depth=None, min_samples_leaf=1, n_orientations=30,
+                 pair_search="coarse_to_fine", max_pairs=None,
                  exact_max_samples=None, max_iter=50, time_limit=None, class_weight=None,
                  n_jobs=None,
                  random_state=None, verbose=0,
@@ -910,7 +918,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
             rule=rule, refit=refit,
             bivariate_splitter=bivariate_splitter, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
-            max_pairs=max_pairs, exact_max_samples=exact_max_samples, max_iter=max_iter,
+            pair_search=pair_search, max_pairs=max_pairs,
+            exact_max_samples=exact_max_samples, max_iter=max_iter,
             time_limit=time_limit, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose,
             categorical_features=categorical_features, max_categories=max_categories)
@@ -942,7 +951,8 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
                  max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="1se",
                  refit="auto", bivariate_splitter="orientations",
-                 max_depth=None, min_samples_leaf=1, n_orientations=30, max_pairs=None,
+                 max_depth=None, min_samples_leaf=1, n_orientations=30,
+                 pair_search="coarse_to_fine", max_pairs=None,
                  exact_max_samples=None, max_iter=50, time_limit=None, n_jobs=None,
                  random_state=None, verbose=0,
                  categorical_features="from_dtype", max_categories=None):
@@ -954,7 +964,8 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
             rule=rule, refit=refit,
             bivariate_splitter=bivariate_splitter, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
-            max_pairs=max_pairs, exact_max_samples=exact_max_samples, max_iter=max_iter,
+            pair_search=pair_search, max_pairs=max_pairs,
+            exact_max_samples=exact_max_samples, max_iter=max_iter,
             time_limit=time_limit, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose,
             categorical_features=categorical_features, max_categories=max_categories)

@@ -231,6 +231,31 @@ def scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weig
 
 
 @njit(**NUMBA_OPTS)
+def climb_angle(pair_x, theta, best_cut, n_coarse, n_rounds, inv_scale_j, inv_scale_k,
+                rule_features, rule_weights, rows, values, cuts, frame):
+    """Step-halving climb from angle ``theta`` (its exact cut ``best_cut``): ``(theta, cut)``.
+
+    With step ``s = pi / (2 n_coarse)``, half the coarse angles' spacing, the
+    angles ``theta +- s`` inside (0, pi) are scanned, lower first, the better
+    one is taken if it beats ``theta`` strictly, and ``s`` halves, ``n_rounds``
+    times. Every scan is exact (:func:`scan_angle`), for any cut objective.
+    """
+    step = math.pi / (2.0 * n_coarse)
+    for _ in range(n_rounds):
+        centre = theta
+        # lower angle first, so a tie between the two goes to it
+        for trial in (centre - step, centre + step):
+            if 0.0 < trial < math.pi:
+                cut = scan_angle(pair_x, trial, inv_scale_j, inv_scale_k, rule_features,
+                                 rule_weights, rows, values, cuts, frame)
+                if cut.proxy > best_cut.proxy:
+                    best_cut = cut
+                    theta = trial
+        step *= 0.5
+    return theta, best_cut
+
+
+@njit(**NUMBA_OPTS)
 def binned_cut(values, n_bins, cuts, bins):
     """Approximate best proxy of ``values``: cuts only between ``n_bins`` equal-width bins.
 
@@ -432,24 +457,15 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
         k = pair_k[q]
         ws = _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion,
                              counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
-        theta = coarse_angle[q]
         frame = (frames[q, 0], frames[q, 1], frames[q, 2], frames[q, 3])
         # the climb starts from the coarse angle's exact cut: a binned proxy is lower, and
         # a neighbour beating it could still be worse than the coarse angle itself
-        best_cut = scan_angle(ws.pair_x, theta, inv_scale[j], inv_scale[k], ws.rule_features,
-                              ws.rule_weights, ws.rows, ws.values, ws.cuts, frame)
-        step = math.pi / (2.0 * n_coarse)
-        for _ in range(n_rounds):
-            # lower angle first, so a tie between the two goes to it
-            for trial in (theta - step, theta + step):
-                if 0.0 < trial < math.pi:
-                    cut = scan_angle(ws.pair_x, trial, inv_scale[j], inv_scale[k],
-                                     ws.rule_features, ws.rule_weights, ws.rows, ws.values,
-                                     ws.cuts, frame)
-                    if cut.proxy > best_cut.proxy:
-                        best_cut = cut
-                        theta = trial
-            step *= 0.5
+        best_cut = scan_angle(ws.pair_x, coarse_angle[q], inv_scale[j], inv_scale[k],
+                              ws.rule_features, ws.rule_weights, ws.rows, ws.values, ws.cuts,
+                              frame)
+        theta, best_cut = climb_angle(ws.pair_x, coarse_angle[q], best_cut, n_coarse, n_rounds,
+                                      inv_scale[j], inv_scale[k], ws.rule_features,
+                                      ws.rule_weights, ws.rows, ws.values, ws.cuts, frame)
         a, b = frame_direction(theta, frame)
         angles[c] = math.atan2(b, a) % math.pi
         proxies[c] = best_cut.proxy

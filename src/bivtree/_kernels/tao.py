@@ -43,9 +43,10 @@ from numba import njit, prange
 from numba.extending import overload
 
 from .._config import MISCLASSIFICATION, NUMBA_OPTS
+from .angle_search import climb_angle, decorrelated_frame, frame_direction, scan_angle
 from .directions import gather_pair, scan_directions
-from .pair_scaling import larger_coefficient_first, min_max_scaling
-from .scan import best_cut, best_cut_missing, cut_objective_is, scan_projection
+from .pair_scaling import larger_coefficient_first, min_max_scaling, pair_rule_weight
+from .scan import Cut, best_cut, best_cut_missing, cut_objective_is, scan_projection
 from .sweep import sweep_pair
 from .traversal import goes_left
 
@@ -292,13 +293,17 @@ class CareSets(NamedTuple):
 
 class SearchSpace(NamedTuple):
     """The items a node is searched over: the univariate ``features``, then the pairs
-    ``(pair_j[q], pair_k[q])`` with the directions ``(dir_a[h], dir_b[h])``."""
+    ``(pair_j[q], pair_k[q])``, each with the directions ``(dir_a[h], dir_b[h])``, or,
+    with ``n_coarse > 0``, the coarse-to-fine search of ``n_coarse`` angles and
+    ``refine_rounds`` rounds (:func:`_refined_pair_item`)."""
 
     features: np.ndarray
     pair_j: np.ndarray
     pair_k: np.ndarray
     dir_a: np.ndarray
     dir_b: np.ndarray
+    n_coarse: int
+    refine_rounds: int
 
 
 class WorkItems(NamedTuple):
@@ -417,6 +422,46 @@ def _direction_pair_item(X, samples, j, k, dir_a, dir_b, values, cuts):
 
 
 @njit(**NUMBA_OPTS)
+def _refined_pair_item(X, samples, j, k, n_coarse, n_rounds, values, cuts):
+    """Best line of the pair by the coarse-to-fine angle search of the ``"auto"`` splitter.
+
+    ``n_coarse`` angles ``pi (h + 1/2) / n_coarse`` of the pair's decorrelated
+    frame (:func:`~bivtree._kernels.angle_search.decorrelated_frame`), then
+    ``n_rounds`` step-halving rounds from the best
+    (:func:`~bivtree._kernels.angle_search.climb_angle`); every angle is scanned
+    exactly as the rule it would be stored as, rows missing a feature of the
+    pair on their better side.
+    """
+    inv_scale_j = min_max_scaling(X, samples, j).inv_scale
+    inv_scale_k = min_max_scaling(X, samples, k).inv_scale
+    if inv_scale_j == 0.0 or inv_scale_k == 0.0:
+        return _no_rule()  # a constant feature: the pair is a univariate split at best
+    pair_x = gather_pair(X, samples, j, k)
+    rows = np.arange(pair_x.shape[0])
+    rule_features = np.arange(2)
+    rule_weights = np.empty(2)
+    rule_weights[0] = 1.0
+    frame = decorrelated_frame(pair_x, inv_scale_j, inv_scale_k)
+    best = Cut(-np.inf, 0.0, False)
+    theta = 0.0
+    for h in range(n_coarse):
+        trial = math.pi * (h + 0.5) / n_coarse
+        cut = scan_angle(pair_x, trial, inv_scale_j, inv_scale_k, rule_features, rule_weights,
+                         rows, values, cuts, frame)
+        if cut.proxy > best.proxy:
+            best = cut
+            theta = trial
+    if best.proxy == -np.inf:
+        return _no_rule()
+    theta, best = climb_angle(pair_x, theta, best, n_coarse, n_rounds, inv_scale_j,
+                              inv_scale_k, rule_features, rule_weights, rows, values, cuts,
+                              frame)
+    a, b = frame_direction(theta, frame)
+    return ItemRule(best.proxy, j, k, pair_rule_weight(a, b, inv_scale_j, inv_scale_k),
+                    best.threshold, best.missing_left)
+
+
+@njit(**NUMBA_OPTS)
 def _pair_has_missing(pair_x):
     """Whether a gathered pair (:func:`gather_pair`) holds a NaN."""
     for p in range(pair_x.shape[0]):
@@ -493,6 +538,10 @@ def search_items(X, care, exact, space, items):
         elif exact[r]:
             found = _exact_pair_item(X, samples, space.pair_j[t - n_feat],
                                      space.pair_k[t - n_feat], values, cuts)
+        elif space.n_coarse > 0:
+            found = _refined_pair_item(X, samples, space.pair_j[t - n_feat],
+                                       space.pair_k[t - n_feat], space.n_coarse,
+                                       space.refine_rounds, values, cuts)
         else:
             found = _direction_pair_item(X, samples, space.pair_j[t - n_feat],
                                          space.pair_k[t - n_feat], space.dir_a, space.dir_b,
