@@ -145,11 +145,19 @@ def test_sigint_during_a_fit_in_the_main_thread_raises_keyboard_interrupt():
     X = rng.normal(size=(40_000, 12))
     y = (X[:, 0] * X[:, 1] > 0).astype(int)
     BivariateTreeClassifier(max_depth=1).fit(X[:200], y[:200])
-    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    sent = []
+    timer = threading.Timer(0.3, lambda: (sent.append(time.perf_counter()),
+                                          os.kill(os.getpid(), signal.SIGINT)))
     timer.start()
+    start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        for _ in range(200):  # until the signal comes
+        # until the signal comes; a lost one fails with what the handler held, not a hang
+        while time.perf_counter() - start < 60.0:
             BivariateTreeClassifier(splitter="orientations").fit(X, y)
+        pytest.fail(f"no KeyboardInterrupt 60 s after the start (SIGINT sent at "
+                    f"{[round(t - start, 2) for t in sent]} s); SIGINT handler "
+                    f"{signal.getsignal(signal.SIGINT)!r}, the fits' flag "
+                    f"{vars(_threads._sigint)!r}")
     timer.join()
 
 
