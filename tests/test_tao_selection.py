@@ -243,36 +243,25 @@ def test_selector_exposes_the_frontier_and_refits_the_choice():
     assert frame["selected"].sum() == 1 and len(frame) == n
 
 
-@pytest.mark.parametrize("search", ["coarse_to_fine", "orientations"])
-def test_pair_search_reaches_every_tao_fit(monkeypatch, search):
+@pytest.mark.parametrize("name, value, default", [
+    ("pair_search", "orientations", "coarse_to_fine"),
+    ("exact_max_samples", 7, 100),  # 100: the classifiers' default
+])
+def test_tao_parameters_reach_every_tao_fit(monkeypatch, name, value, default):
     X, y = blobs(200, 3, 6)
     seen = set()
     init = TAOOptimizer.__init__
 
     def recording(self, *args, **kwargs):
-        seen.add(kwargs["pair_search"])
+        seen.add(kwargs[name])
         init(self, *args, **kwargs)
 
     monkeypatch.setattr(TAOOptimizer, "__init__", recording)
-    cv = TAOTreeClassifierCV(pair_search=search, **SMALL).fit(X, y)
-    assert seen == {search} and cv.best_estimator_.pair_search == search
-
-
-def test_exact_max_samples_reaches_every_tao_fit(monkeypatch):
-    X, y = blobs(200, 3, 6)
-    seen = set()
-    init = TAOOptimizer.__init__
-
-    def recording(self, *args, **kwargs):
-        seen.add(kwargs["exact_max_samples"])
-        init(self, *args, **kwargs)
-
-    monkeypatch.setattr(TAOOptimizer, "__init__", recording)
-    cv = TAOTreeClassifierCV(exact_max_samples=7, **SMALL).fit(X, y)
-    assert seen == {7} and cv.best_estimator_.exact_max_samples == 7
+    cv = TAOTreeClassifierCV(**{name: value}, **SMALL).fit(X, y)
+    assert seen == {value} and getattr(cv.best_estimator_, name) == value
     seen.clear()
     TAOTreeClassifierCV(**SMALL).fit(X, y)
-    assert seen == {100}  # the classifiers' default
+    assert seen == {default}
 
 
 def test_a_refit_path_with_no_tree_falls_back_to_tao_from_the_initial_tree(monkeypatch):

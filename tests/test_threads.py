@@ -13,6 +13,7 @@ import sys
 import textwrap
 import threading
 import time
+from contextlib import contextmanager
 
 import numba
 import numpy as np
@@ -140,18 +141,26 @@ def test_a_fit_leaves_the_sigint_handler_as_it_was():
     assert signal.getsignal(signal.SIGINT) is before
 
 
-def test_sigint_during_a_fit_in_the_main_thread_raises_keyboard_interrupt():
-    # Python's own handler, whatever the test process inherited: a process started as a
-    # background job ignores SIGINT, and so do the fits (as they should)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+@contextmanager
+def sigint_handler(handler):
+    """SIGINT handled by ``handler`` inside the block, whatever the process inherited (a
+    process started as a background job ignores SIGINT, and so do the fits, as they should)."""
+    previous = signal.signal(signal.SIGINT, handler)
     try:
-        rng = np.random.default_rng(1)
-        X = rng.normal(size=(40_000, 12))
-        y = (X[:, 0] * X[:, 1] > 0).astype(int)
-        BivariateTreeClassifier(max_depth=1).fit(X[:200], y[:200])
-        sent = []
-        timer = threading.Timer(0.3, lambda: (sent.append(time.perf_counter()),
-                                              os.kill(os.getpid(), signal.SIGINT)))
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_sigint_during_a_fit_in_the_main_thread_raises_keyboard_interrupt():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40_000, 12))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    BivariateTreeClassifier(max_depth=1).fit(X[:200], y[:200])
+    sent = []
+    timer = threading.Timer(0.3, lambda: (sent.append(time.perf_counter()),
+                                          os.kill(os.getpid(), signal.SIGINT)))
+    with sigint_handler(signal.default_int_handler):
         timer.start()
         start = time.perf_counter()
         with pytest.raises(KeyboardInterrupt):
@@ -163,28 +172,22 @@ def test_sigint_during_a_fit_in_the_main_thread_raises_keyboard_interrupt():
                         f"{signal.getsignal(signal.SIGINT)!r}, the fits' flag "
                         f"{vars(_threads._sigint)!r}")
         timer.join()
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_fit_honours_an_ignored_sigint():
-    # a process that ignores SIGINT (e.g. started as a background job) is not stopped by it
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        rng = np.random.default_rng(2)
-        X = rng.normal(size=(20_000, 8))
-        y = (X[:, 0] * X[:, 1] > 0).astype(int)
-        sent = []
-        timer = threading.Timer(0.2, lambda: (os.kill(os.getpid(), signal.SIGINT),
-                                              sent.append(time.perf_counter())))
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(20_000, 8))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    sent = []
+    timer = threading.Timer(0.2, lambda: (os.kill(os.getpid(), signal.SIGINT),
+                                          sent.append(time.perf_counter())))
+    with sigint_handler(signal.SIG_IGN):
         timer.start()
         est = BivariateTreeClassifier(splitter="orientations").fit(X, y)
         done = time.perf_counter()
         timer.join()
-        assert sent and sent[0] < done  # the signal came during the fit
-        assert est.tree_.node_count > 1
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    assert sent and sent[0] < done  # the signal came during the fit
+    assert est.tree_.node_count > 1
 
 
 def test_ctrl_c_handed_over_as_the_fit_installs_its_handler_is_not_lost(monkeypatch):
