@@ -534,21 +534,39 @@ RULES_FIELDS = ["dataset", "repeat", "method", "test_acc", "decision_nodes", "va
                 "candidates", "cpu_seconds"]
 
 
-def _rule_choice(val, se, nodes, alpha, width):
+def paired_standard_errors(sample_scores, reference):
+    """Standard error of each candidate's mean score minus the ``reference`` candidate's:
+    that of the mean of the per-sample differences (candidates scored on the same
+    validation samples agree on most of them). ``sample_scores``: (candidates, samples)."""
+    differences = sample_scores - sample_scores[reference]
+    return differences.std(axis=1) / np.sqrt(max(sample_scores.shape[1], 1))
+
+
+def _rule_choice(val, se, nodes, alpha, width, scores=None):
     """Index of the candidate a rule keeps: the best validation score (``width`` None), or
-    the fewest nodes within ``width`` standard errors of it (the selector's ties)."""
+    the fewest nodes within ``width`` standard errors of it (the selector's ties).
+
+    With ``scores`` (per candidate, its per-sample validation scores), the standard error
+    of each candidate is that of its paired difference to the best
+    (:func:`paired_standard_errors`) instead of the best's own."""
     n = val.size
     best = int(np.lexsort((np.arange(n), -alpha, nodes, -val))[0])
     if width is None:
         return best
-    within = np.flatnonzero(val >= val[best] - width * se[best])
+    if scores is None:
+        margin = width * se[best]
+    else:
+        margin = width * paired_standard_errors(scores, best)
+    within = np.flatnonzero(val >= val[best] - margin)
     order = np.lexsort((within, -alpha[within], -val[within], nodes[within]))
     return int(within[order[0]])
 
 
-def run_rules_split(name, repeat, X, y, split, exact_max_samples=None):
+def run_rules_split(name, repeat, X, y, split, exact_max_samples=None, candidates_out=None):
     """Pruned bivariate CART and every TAO candidate of one split, scored on the test part;
-    one row per rule (and the oracle); ``exact_max_samples`` is the selector's."""
+    one row per rule (and the oracle); ``exact_max_samples`` is the selector's.
+    ``candidates_out`` (a dict), when given, receives every candidate's validation
+    score, decision nodes, alpha, test accuracy and per-sample validation scores."""
     import bivtree.tao_selection as ts
 
     Xtr, ytr = X[split.train], y[split.train]
@@ -562,6 +580,7 @@ def run_rules_split(name, repeat, X, y, split, exact_max_samples=None):
              "test_acc": 100 * cart.score(Xte, yte), "decision_nodes": cart_nodes,
              "val_acc": 100 * cart.score(Xv, yv), "cpu_seconds": time.process_time() - c0}]
     candidates = []  # (val, se, decision nodes, alpha, test) of every scored tree
+    sample_scores = []  # and its per-sample validation scores
     real = ts._sample_scores
 
     def scoring(est, X_val, y_val):
@@ -569,6 +588,7 @@ def run_rules_split(name, repeat, X, y, split, exact_max_samples=None):
         candidates.append((scores.mean(), scores.std() / np.sqrt(scores.size),
                            int(np.count_nonzero(~est.tree_.is_leaf)), float(est.alpha),
                            100 * est.score(Xte, yte)))
+        sample_scores.append(scores)
         return scores
 
     c0 = time.process_time()
@@ -581,9 +601,16 @@ def run_rules_split(name, repeat, X, y, split, exact_max_samples=None):
         ts._sample_scores = real
     seconds = time.process_time() - c0
     val, se, nodes, alpha, test = (np.array(v, dtype=float) for v in zip(*candidates))
-    for method, width in (("TAO, rule best", None), ("TAO, rule 1se", 1.0),
-                          ("TAO, rule 0.5se", 0.5)):
-        i = _rule_choice(val, se, nodes, alpha, width)
+    scores = np.array(sample_scores)
+    if candidates_out is not None:  # every candidate, for other rules later
+        candidates_out[f"{name}_{repeat}"] = {"val": val, "nodes": nodes, "alpha": alpha,
+                                              "test": test, "scores": scores}
+    for method, width, paired in (("TAO, rule best", None, False),
+                                  ("TAO, rule 1se", 1.0, False),
+                                  ("TAO, rule 0.5se", 0.5, False),
+                                  ("TAO, rule 1se paired", 1.0, True),
+                                  ("TAO, rule 2se paired", 2.0, True)):
+        i = _rule_choice(val, se, nodes, alpha, width, scores if paired else None)
         rows.append({"dataset": name, "repeat": repeat, "method": method,
                      "test_acc": test[i], "decision_nodes": int(nodes[i]),
                      "val_acc": 100 * val[i], "candidates": val.size, "cpu_seconds": seconds})
@@ -601,10 +628,22 @@ def part_rules(args):
     load_start = machine_load()
     out = args.out or "benchmarks/results/bench_tao_rules"
     datasets = args.datasets.split(",") if args.datasets else DATASETS
-    rows = _resumable(out, RULES_FIELDS, datasets, load_keel,
-                      functools.partial(run_rules_split,
-                                        exact_max_samples=args.exact_max_samples),
-                      args.repeats)
+    os.makedirs(out + "_candidates", exist_ok=True)
+
+    def run(name, repeat, X, y, split):
+        """The rules' rows; every candidate of the split saved beside them (per-sample
+        validation scores as bits), so that other rules can be tried without refitting."""
+        found = {}
+        rows = run_rules_split(name, repeat, X, y, split,
+                               exact_max_samples=args.exact_max_samples, candidates_out=found)
+        for key, c in found.items():
+            np.savez_compressed(os.path.join(out + "_candidates", f"{key}.npz"),
+                                val=c["val"], nodes=c["nodes"], alpha=c["alpha"],
+                                test=c["test"], n_scores=c["scores"].shape[1],
+                                scores=np.packbits(c["scores"] > 0.5, axis=1))
+        return rows
+
+    rows = _resumable(out, RULES_FIELDS, datasets, load_keel, run, args.repeats)
     setting = ("" if args.exact_max_samples is None
                else f" with `exact_max_samples={args.exact_max_samples}`")
     lines = ["# What the TAO selector's rule can reach on the KDD 2024 hold-out protocol", "",
@@ -616,7 +655,10 @@ def part_rules(args):
               "split, trees fitted on the training part) is run once per split and every "
               "candidate tree of its paths is scored on validation and on test; the rules "
               "then pick: 'best' (highest validation accuracy), '1se' (the default: fewest "
-              "nodes within one standard error of the best), '0.5se' (half a standard error). "
+              "nodes within one standard error of the best), '0.5se' (half a standard error), "
+              "'1se paired' and '2se paired' (fewest nodes within one or two standard errors "
+              "of the paired difference to the best, per candidate). The candidates of each split are "
+              "saved in the `_candidates` folder beside this report. "
               "'oracle at half the nodes' is the candidate of best *test* accuracy among "
               "those with at most half the decision nodes of the pruned bivariate CART of the "
               "same split (no rule can do better at that size; absent where no candidate is "
