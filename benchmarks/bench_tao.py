@@ -273,7 +273,7 @@ def part_exact(args):
         for exact in (True, False):
             flag = np.array([exact])
             call = (X, CareSets(s, labels, w, off), flag,
-                    SearchSpace(features[:0], pj, pk, da, db), items)
+                    SearchSpace(features[:0], pj, pk, da, db, 0, 0), items)
             search_items(*call)
             reps = max(3, 20000 // (n * n))
             t0 = time.perf_counter()
