@@ -222,8 +222,10 @@ def main(argv=None):
         one_fit(args.one[0], int(args.one[1]), int(args.one[2]))
         return 0
     from bivtree.experiments.machine import machine_description, machine_load
-    sections = ["# Scale and threads: bivtree's default fit next to scikit-learn", "",
-                "`python benchmarks/bench_scale.py` (see its docstring).", "",
+    title = ("Many features" if args.parts == ["wide"] else "Scale and threads")
+    sections = [f"# {title}: bivtree's default fit next to scikit-learn", "",
+                (f"`python benchmarks/bench_scale.py {' '.join(argv or sys.argv[1:])}` "
+                 "(see its docstring)."), "",
                 f"Machine: {machine_description()}", ""]
     if "scale" in args.parts:
         sections += ["## Scale", "", f"Load before: `{machine_load()}`", "", scale_part(args.sizes), ""]
