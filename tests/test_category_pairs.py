@@ -13,7 +13,9 @@
   alone; the pair count the estimator checks includes the indicators.
 """
 
+import io
 import re
+from contextlib import redirect_stdout
 
 import numpy as np
 import pandas as pd
@@ -232,12 +234,25 @@ def test_the_pair_check_counts_the_indicators():
     X = np.column_stack([rng.normal(size=n), rng.integers(0, 6, n)]).astype(float)
     y = rng.integers(0, 2, n)
     # one numeric column, six categories' indicators and three prefixes': 10 columns, 45 pairs
-    with pytest.raises(ValueError, match="45 feature pairs"):
+    with pytest.raises(ValueError, match="45 feature pairs at every node "
+                       r"\(among 1 numeric features and 9 category indicators\)"):
         BivariateTreeClassifier(splitter="auto", max_pairs=20,
                                 splitter_options={"exhaustive_work": 10 ** 9},
                                 categorical_features=[1]).fit(X, y)
     BivariateTreeClassifier(max_pairs=20, categorical_features=[1],
                             splitter_options={"category_pairs": False}).fit(X, y)
+    # verbose says what the pairs are drawn from (columns, not features, with indicators)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        BivariateTreeClassifier(verbose=1, categorical_features=[1],
+                                splitter_options={"exhaustive_work": 10 ** 9}).fit(X, y)
+    assert ("searching up to 45 feature pairs per node (among 1 numeric features and 9 "
+            "category indicators)") in out.getvalue()
+    out = io.StringIO()
+    with redirect_stdout(out):
+        BivariateTreeClassifier(verbose=1, categorical_features=[1],
+                                splitter_options={"category_pairs": False}).fit(X, y)
+    assert "(among 1 of 2 features)" in out.getvalue()
 
 
 @pytest.mark.parametrize("weights, threshold, left, right", [

@@ -726,19 +726,25 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         mask = getattr(self, "is_categorical_", None)
         return np.zeros(0, dtype=ITYPE) if mask is None else np.flatnonzero(mask).astype(ITYPE)
 
-    def _check_pairs(self, splitter, n_candidates):
+    def _check_pairs(self, splitter, n_numeric, n_indicators=0):
+        """Refuse a search of more than ``max_pairs`` pairs per node; say how many when
+        ``verbose``. Pairs are drawn from ``n_numeric`` numeric candidate features and
+        ``n_indicators`` category indicators (``category_pairs``)."""
         if not splitter.searches_pairs:
             return
+        n_candidates = n_numeric + n_indicators
         n_pairs = splitter.pairs_searched(n_candidates)
         limit = DEFAULT_MAX_PAIRS if self.max_pairs is None else self.max_pairs
+        among = (f"{n_numeric} numeric features and {n_indicators} category indicators"
+                 if n_indicators else f"{n_numeric} of {self.n_features_in_} features")
         if n_pairs > limit:
             raise ValueError(
                 f"the {self.splitter!r} splitter would search {n_pairs} feature pairs at every "
-                f"node ({n_candidates} candidate features), more than max_pairs={limit}; set "
+                f"node (among {among}), more than max_pairs={limit}; set "
                 "max_features (e.g. 'sqrt') to draw fewer features per node, or raise max_pairs")
         if self.verbose:
             print(f"[bivtree] searching up to {n_pairs} feature pairs per node "
-                  f"({n_candidates} of {self.n_features_in_} features)", flush=True)
+                  f"(among {among})", flush=True)
 
     # --------------------------------------------------------------- fitting
     def _fit(self, X, y, sample_weight, labels, targets, n_classes):
@@ -756,8 +762,8 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         # pairs are searched among the numeric candidates and the categories' indicators
         n_indicators = splitter.n_indicators(X) if isinstance(splitter, WithCategories) else 0
         self._check_pairs(splitter, min(self.max_features_,
-                                        n_features - self._categorical_columns().size)
-                          + n_indicators)
+                                        n_features - self._categorical_columns().size),
+                          n_indicators)
         # zero-weight rows are left out of the fit: only the others' NaN count
         has_missing = _has_missing(X) and _has_missing(X[positive])
         if has_missing and not splitter.supports_missing:
