@@ -406,7 +406,7 @@ def sweep_points(u, v, stats, held, has_held, objective, params, stop):
         for c in range(d):
             total[c] += ms[i, c]
     # a cut's left side is copied out of its prefix row rather than passed as a view (a
-    # view costs reference counting at every swap: about a tenth of the sweep)
+    # view costs reference counting at every cut scored: about a tenth of the sweep)
     left = np.empty(d)
     right = np.empty(d)
     held_left = np.empty(d)
@@ -449,15 +449,16 @@ def sweep_points(u, v, stats, held, has_held, objective, params, stop):
         best_cut = n_cuts  # every point left: any direction makes it
     for p in range(n_cuts):
         for c in range(d):
-            right[c] = total[c] - prefix[p, c]
+            left[c] = prefix[p, c]
+            right[c] = total[c] - left[c]
         if has_held:
             for c in range(d):
-                held_left[c] = prefix[p, c] + held[c]
+                held_left[c] = left[c] + held[c]
                 held_right[c] = right[c] + held[c]
             val = min(_evaluate(objective, held_left, right, params),
-                      _evaluate(objective, prefix[p], held_right, params))
+                      _evaluate(objective, left, held_right, params))
         else:
-            val = _evaluate(objective, prefix[p], right, params)
+            val = _evaluate(objective, left, right, params)
         if val < best:
             best = val
             best_cut = p
@@ -484,7 +485,7 @@ def sweep_points(u, v, stats, held, has_held, objective, params, stop):
                     right[c] = total[c] - left[c]
                 if has_held:
                     for c in range(d):
-                        held_left[c] = prefix[c0, c] + held[c]
+                        held_left[c] = left[c] + held[c]
                         held_right[c] = right[c] + held[c]
                     val = min(_evaluate(objective, held_left, right, params),
                               _evaluate(objective, left, held_right, params))
