@@ -97,14 +97,12 @@ def one_hot(X, numeric):
           categorical), ("numbers", num, numbers)], sparse_threshold=0.0)
 
 
-def make_model(model, X, splitter_options=None):
-    """A fresh ``model``; ``splitter_options`` go to both bivtree models (None: defaults)."""
-    if model == "bivtree":
-        return BivariateTreeClassifier(n_jobs=1, splitter_options=splitter_options)
+def make_model(model, X, splitter="auto", splitter_options=None):
+    """A fresh ``model``; ``splitter`` and ``splitter_options`` are both bivtree models'."""
     if model == "sklearn":
         return make_pipeline(one_hot(X, "passthrough"), DecisionTreeClassifier(random_state=0))
-    return make_pipeline(one_hot(X, "mean"),
-                         BivariateTreeClassifier(n_jobs=1, splitter_options=splitter_options))
+    tree = BivariateTreeClassifier(n_jobs=1, splitter=splitter, splitter_options=splitter_options)
+    return tree if model == "bivtree" else make_pipeline(one_hot(X, "mean"), tree)
 
 
 def leaves(fitted):
@@ -123,12 +121,12 @@ def unseen_in_folds(X, y, folds):
     return False
 
 
-def run_set(X, y, folds, splitter_options=None):
+def run_set(X, y, folds, splitter="auto", splitter_options=None):
     """Per model: accuracies, leaves and fit seconds over the folds."""
     out = {m: {"accuracy": [], "leaves": [], "seconds": []} for m in MODELS}
     for train, test in folds.split(X, y):
         for model in MODELS:
-            est = make_model(model, X, splitter_options)
+            est = make_model(model, X, splitter, splitter_options)
             t0 = time.perf_counter()
             est.fit(X.iloc[train], y.iloc[train])
             out[model]["seconds"].append(time.perf_counter() - t0)
@@ -143,6 +141,7 @@ def main(argv=None):
     parser.add_argument("--out", help="write the Markdown report here (default: print it)")
     parser.add_argument("--sets", nargs="+", default=CATEGORICAL_SETS + NUMERIC_SETS)
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--splitter", default="auto", help="bivtree's splitter (default: auto)")
     parser.add_argument("--splitter-options", type=json.loads, default=None,
                         help="bivtree's splitter_options, as JSON (default: none), e.g. "
                              "'{\"lookahead_samples\": 256, \"lookahead_candidates\": 0}'")
@@ -159,7 +158,7 @@ def main(argv=None):
             skipped.append(f"{label} (categories unseen in a training fold)")
             continue
         print(f"{label}: {X.shape[0]} rows x {X.shape[1]} columns", file=sys.stderr, flush=True)
-        rows.append((label, X, run_set(X, y, folds, args.splitter_options)))
+        rows.append((label, X, run_set(X, y, folds, args.splitter, args.splitter_options)))
 
     intro = (f"`python benchmarks/bench_missing.py` ({args.folds}-fold stratified "
              "cross-validation, shuffled with random_state=0; unpruned trees; mean over the "
@@ -168,6 +167,8 @@ def main(argv=None):
              "with native NaN and one-hot categories; bivtree-imputed: bivtree on mean-imputed "
              "numbers and one-hot categories. Target: bivtree's accuracy at least "
              f"scikit-learn's with at most {LEAF_TARGET}x its leaves.")
+    if args.splitter != "auto":
+        intro += f" Both bivtree models with `splitter={args.splitter!r}`."
     if args.splitter_options:
         intro += (" Both bivtree models with `splitter_options="
                   f"{json.dumps(args.splitter_options)}`.")
