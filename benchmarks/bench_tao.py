@@ -65,7 +65,8 @@ Parts (``--part``):
     available offline: ``load_diabetes`` and ``make_friedman1/2/3`` (2,000
     samples, seeded): scikit-learn's CART and bivtree's greedy bivariate
     regressor pruned on validation, against :class:`bivtree.TAOTreeRegressorCV`
-    on the same validation set.
+    on the same validation set. ``--rule best`` adds that selector's rows with
+    ``rule="best"``, as for ``select``.
 ``phase``
     The phase diagram of the paper's Figure 4 on ``segment``: share of
     bivariate decision nodes, number of decision nodes and test error over a
@@ -759,7 +760,9 @@ def _rmse(est, X, y):
     return float(np.sqrt(np.mean((est.predict(X) - y) ** 2)))
 
 
-def run_regression_split(name, repeat, X, y, split):
+def run_regression_split(name, repeat, X, y, split, rule="1se"):
+    """CART, bivariate CART and the TAO regressor's selector on one split; with another
+    ``rule`` than the selector's default, that selector alone."""
     Xtr, ytr = X[split.train], y[split.train]
     Xv, yv = X[split.validation], y[split.validation]
     Xte, yte = X[split.test], y[split.test]
@@ -782,9 +785,6 @@ def run_regression_split(name, repeat, X, y, split):
                 best = (key, m)
         return best[1]
 
-    model, wall, cpu = _timed(cart)
-    row("sklearn CART", model, _SklearnTree(model), wall, cpu)
-
     def bivariate():
         greedy = BivariateTreeRegressor().fit(Xtr, ytr)
         best = None
@@ -796,11 +796,14 @@ def run_regression_split(name, repeat, X, y, split):
                 best = (key, m)
         return best[1]
 
-    model, wall, cpu = _timed(bivariate)
-    row("bivariate CART", model, model.tree_, wall, cpu)
-    sel = selector_for(False, len(ytr), len(yv))
+    if rule == "1se":
+        model, wall, cpu = _timed(cart)
+        row("sklearn CART", model, _SklearnTree(model), wall, cpu)
+        model, wall, cpu = _timed(bivariate)
+        row("bivariate CART", model, model.tree_, wall, cpu)
+    sel = selector_for(False, len(ytr), len(yv), rule=rule)
     sel, wall, cpu = _timed(lambda: sel.fit(np.vstack([Xtr, Xv]), np.r_[ytr, yv]))
-    row("TAO selector", sel, sel.tree_, wall, cpu)
+    row(selector_method(rule), sel, sel.tree_, wall, cpu)
     return rows
 
 
@@ -808,8 +811,10 @@ def part_regression(args):
     load_start = machine_load()
     out = args.out or "benchmarks/results/bench_tao_regression"
     datasets = args.datasets.split(",") if args.datasets else REGRESSION_SETS
+    methods = None if args.rule == "1se" else {selector_method(args.rule)}
     rows = _resumable(out, REGRESSION_FIELDS, datasets, load_regression,
-                      run_regression_split, args.repeats, stratify=False)
+                      functools.partial(run_regression_split, rule=args.rule), args.repeats,
+                      stratify=False, methods=methods)
     lines = ["# TAO regression against pruned CART (the paper's Table 2 protocol)", "",
              *_load_lines(load_start),
              f"Command: `python {' '.join(sys.argv)}`", "",

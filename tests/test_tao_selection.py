@@ -177,6 +177,68 @@ def test_no_extension_after_one_that_gains_at_most_a_standard_error():
     assert cv.cv_results_["mean_score"].max() == pytest.approx(0.905)
 
 
+def test_extension_goes_on_while_the_best_is_in_the_decade_last_added():
+    # the first decade below raises the best score by 0.1 (standard error 0.01), its best
+    # in the middle of the decade, not at its smallest value: a second decade is run; that
+    # one raises nothing, the best stays in the first: no third
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=100)
+    noise = 0.1 * (noise - noise.mean()) / noise.std()  # standard error 0.01
+
+    def step(alpha, score):
+        return {"alpha": alpha, "val_score": score, "val_samples": score + noise,
+                "nodes": 7, "leaves": 4, "n_bivariate": 1}
+
+    key = (0, "univariate", 1.0)
+    alphas = np.array([1e-3, 2e-3, 4e-3])
+    paths = {key: ([step(a, sc) for a, sc in zip(alphas, (0.8, 0.7, 0.6))], True, None)}
+    runs = []
+
+    def run_paths(lower):
+        runs.append(lower)
+        if len(runs) == 1:  # peaked inside the decade
+            scores = 0.9 - 0.02 * np.abs(np.arange(lower.size) - lower.size // 2)
+        else:
+            scores = np.full(lower.size, 0.85)
+        return {key: ([step(a, sc) for a, sc in zip(lower, scores)], True, None)}
+
+    cv = TAOTreeRegressorCV(max_grid_extensions=3)
+    cv._extend_grid(paths, alphas, run_paths, ([1.0], ["univariate"], 1, 1.0), False, None,
+                    lambda *a, **k: None)
+    assert len(runs) == cv.n_grid_extensions_ == 2
+    assert runs[1][-1] < runs[0][0]  # the second decade lies below the first
+    r = cv.cv_results_
+    best = np.argmax(r["mean_score"])
+    assert r["mean_score"][best] == pytest.approx(0.9)
+    assert r["alpha"][best] == runs[0][runs[0].size // 2]
+
+
+def test_no_extension_when_the_best_leaves_the_decade_last_added():
+    # after the first decade the best is back on the base grid: no second decade, even
+    # though the first raised the best score of its own values
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=100)
+    noise = 0.1 * (noise - noise.mean()) / noise.std()
+
+    def step(alpha, score):
+        return {"alpha": alpha, "val_score": score, "val_samples": score + noise,
+                "nodes": 7, "leaves": 4, "n_bivariate": 1}
+
+    key = (0, "univariate", 1.0)
+    alphas = np.array([1e-3, 2e-3, 4e-3])
+    paths = {key: ([step(a, sc) for a, sc in zip(alphas, (0.8, 0.7, 0.6))], True, None)}
+    runs = []
+
+    def run_paths(lower):
+        runs.append(lower)
+        return {key: ([step(a, 0.75) for a in lower], True, None)}
+
+    cv = TAOTreeRegressorCV(max_grid_extensions=3)
+    cv._extend_grid(paths, alphas, run_paths, ([1.0], ["univariate"], 1, 1.0), False, None,
+                    lambda *a, **k: None)
+    assert len(runs) == cv.n_grid_extensions_ == 1
+
+
 def test_classification_grid_is_not_extended_by_default():
     X, y = blobs(150, 3, 0)
     cv = TAOTreeClassifierCV(**SMALL).fit(X, y)

@@ -15,9 +15,11 @@ every cross-validation split,
   the grid is dense where the trees change. Where the best mean validation
   score is at the grid's smallest ``lambda`` (trees as large as the grid
   allows), the grid is extended by a decade below it, at the base grid's
-  ratio, up to ``max_grid_extensions`` times (by default for regression
-  only, where ``lambda`` counts the targets' variance and how small a useful
-  node's gain is depends on the noise);
+  ratio, and again while the best lies in the decade last added and that
+  decade raised it by more than its standard error, up to
+  ``max_grid_extensions`` times (by default for regression only, where
+  ``lambda`` counts the targets' variance and how small a useful node's gain
+  is depends on the noise);
 * at each ``alpha``: TAO warm-started from the previous tree, and (with
   ``restarts``) TAO restarted from the initial tree; the fit with the lower
   objective is kept and warm-starts the next ``alpha``. Every fit of one
@@ -589,10 +591,11 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         (:func:`grid_below`), puts each finished path's steps in front of
         ``paths[key]``'s and recomputes ``cv_results_``, at most
         ``max_grid_extensions`` times (``"auto"``: 3 for regression, 0 for
-        classification), and not again after a decade that raised the best mean
-        score by no more than its standard error (the next would cost more, on
-        larger trees, for less); sets ``n_grid_extensions_``. Returns the
-        extended grid.
+        classification): first when the best mean score is at the grid's
+        smallest ``alpha``, then while it is in the decade last added, and not
+        after a decade that raised the best mean score by no more than its
+        standard error (the next would cost more, on larger trees, for less);
+        sets ``n_grid_extensions_``. Returns the extended grid.
         """
         per_lambda = grid[3]
         self.cv_results_ = self._candidates(paths, *grid)
@@ -607,15 +610,19 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
             results = self.cv_results_
             best = select_candidate(results["mean_score"], results["mean_nodes"],
                                     results["se_score"], results["alpha"], "best")
-            if results["alpha"][best] > alphas[0]:
+            # first at the grid's smallest value; after an extension, anywhere in the decade
+            # it added (the scores of neighbouring values differ by noise and by where a
+            # path's local optimum lands, so the best need not be at the very end)
+            if results["alpha"][best] > (alphas[0] if before is None else before[2]):
                 break
-            if before is not None and results["mean_score"][best] <= sum(before):
+            if before is not None and results["mean_score"][best] <= before[0] + before[1]:
                 say("[TAOCV] the last extension raised the best validation score by at most "
                     "its standard error: no further one", flush=True)
                 break
-            before = (results["mean_score"][best], results["se_score"][best])
             lower = grid_below(alphas)
-            say(f"[TAOCV] the best validation score is at the smallest lambda: paths over "
+            # the best, its standard error, and the top of the decade this extension adds
+            before = (results["mean_score"][best], results["se_score"][best], lower[-1])
+            say(f"[TAOCV] the best validation score is at the grid's low end: paths over "
                 f"{lower.size} values of lambda from {lower[0] * per_lambda:.3g}", flush=True)
             for key, (steps, complete, _) in run_paths(lower).items():
                 # a path the time limit stopped would leave a gap below the grid's
@@ -752,10 +759,12 @@ _CV_DOC = """
     max_grid_extensions : int or "auto", default="auto"
         Times the grid may be extended by a decade below its smallest
         ``lambda`` (at the base grid's ratio, every path of the extension
-        starting from its initial tree) while the best mean validation score
-        is at that smallest value and the last extension raised it by more than
-        its standard error (a decade that gains less is not followed by
-        another). ``"auto"``: 3 for regression, 0 for
+        starting from its initial tree): first if the best mean validation
+        score is at that smallest value, then again while the best is in the
+        decade last added and that decade raised it by more than its standard
+        error (a decade that gains less is not followed by another; validation
+        scores of neighbouring values are noisy, so the best need not be at the
+        very end of a decade that helped). ``"auto"``: 3 for regression, 0 for
         classification (where ``lambda`` = 1 is one misclassified sample, the
         smallest gain a node can have).
     restarts : bool, default=True
