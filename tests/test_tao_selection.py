@@ -146,34 +146,48 @@ def test_regression_grid_extends_below_while_the_best_score_is_there():
     assert grown.best_params_["alpha"] < fixed.cv_results_["alpha"].min()
 
 
-def test_no_extension_after_one_that_gains_at_most_a_standard_error():
-    # the best score stays at the smallest lambda of each extension, but the second one
-    # gains 0.005 with a standard error of 0.01: a third is not run
-    rng = np.random.default_rng(0)
-    noise = rng.normal(size=100)
-    noise = 0.1 * (noise - noise.mean()) / noise.std()  # standard error 0.01
+#: the path key of the grid-extension tests' one split, initial tree and C
+_EXTENSION_KEY = (0, "univariate", 1.0)
 
-    def step(alpha, score):
-        return {"alpha": alpha, "val_score": score, "val_samples": score + noise,
-                "nodes": 7, "leaves": 4, "n_bivariate": 1}
 
-    key = (0, "univariate", 1.0)
+def _extension_step(alpha, score):
+    """A path step scoring ``score`` on 100 validation samples, standard error 0.01."""
+    noise = np.random.default_rng(0).normal(size=100)
+    noise = 0.1 * (noise - noise.mean()) / noise.std()
+    return {"alpha": alpha, "val_score": score, "val_samples": score + noise,
+            "nodes": 7, "leaves": 4, "n_bivariate": 1}
+
+
+def _extend(scores_below):
+    """Run ``_extend_grid`` from a base grid whose best is at its smallest ``alpha``.
+
+    ``scores_below(lower, k)`` gives the scores of the ``k``-th decade added (from 0).
+    Returns the selector and the decades run.
+    """
     alphas = np.array([1e-3, 2e-3, 4e-3])
-    paths = {key: ([step(a, sc) for a, sc in zip(alphas, (0.8, 0.7, 0.6))], True, None)}
-    best_by_extension = iter([0.9, 0.905, 0.95])
+    paths = {_EXTENSION_KEY: ([_extension_step(a, sc) for a, sc in zip(alphas, (0.8, 0.7, 0.6))],
+                              True, None)}
     runs = []
 
     def run_paths(lower):
+        scores = scores_below(lower, len(runs))
         runs.append(lower)
-        top = next(best_by_extension)
-        scores = top - 0.01 * np.arange(lower.size)  # the best at the smallest lambda
-        return {key: ([step(a, sc) for a, sc in zip(lower, scores)], True, None)}
+        return {_EXTENSION_KEY: ([_extension_step(a, sc) for a, sc in zip(lower, scores)],
+                                 True, None)}
 
     cv = TAOTreeRegressorCV(max_grid_extensions=3)
-    grid = cv._extend_grid(paths, alphas, run_paths, ([1.0], ["univariate"], 1, 1.0),
-                           False, None, lambda *a, **k: None)
-    assert cv.n_grid_extensions_ == len(runs) == 2
+    grid = cv._extend_grid(paths, alphas, run_paths, ([1.0], ["univariate"], 1, 1.0), False,
+                           None, lambda *a, **k: None)
     assert grid.size == alphas.size + sum(r.size for r in runs)
+    return cv, runs
+
+
+def test_no_extension_after_one_that_gains_at_most_a_standard_error():
+    # the best score stays at the smallest lambda of each extension, but the second one
+    # gains 0.005 with a standard error of 0.01: a third is not run
+    tops = [0.9, 0.905, 0.95]
+    cv, runs = _extend(lambda lower, k: tops[k] - 0.01 * np.arange(lower.size))
+    assert cv.n_grid_extensions_ == len(runs) == 2
     assert cv.cv_results_["mean_score"].max() == pytest.approx(0.905)
 
 
@@ -181,30 +195,12 @@ def test_extension_goes_on_while_the_best_is_in_the_decade_last_added():
     # the first decade below raises the best score by 0.1 (standard error 0.01), its best
     # in the middle of the decade, not at its smallest value: a second decade is run; that
     # one raises nothing, the best stays in the first: no third
-    rng = np.random.default_rng(0)
-    noise = rng.normal(size=100)
-    noise = 0.1 * (noise - noise.mean()) / noise.std()  # standard error 0.01
+    def scores(lower, k):
+        if k == 0:  # peaked inside the decade
+            return 0.9 - 0.02 * np.abs(np.arange(lower.size) - lower.size // 2)
+        return np.full(lower.size, 0.85)
 
-    def step(alpha, score):
-        return {"alpha": alpha, "val_score": score, "val_samples": score + noise,
-                "nodes": 7, "leaves": 4, "n_bivariate": 1}
-
-    key = (0, "univariate", 1.0)
-    alphas = np.array([1e-3, 2e-3, 4e-3])
-    paths = {key: ([step(a, sc) for a, sc in zip(alphas, (0.8, 0.7, 0.6))], True, None)}
-    runs = []
-
-    def run_paths(lower):
-        runs.append(lower)
-        if len(runs) == 1:  # peaked inside the decade
-            scores = 0.9 - 0.02 * np.abs(np.arange(lower.size) - lower.size // 2)
-        else:
-            scores = np.full(lower.size, 0.85)
-        return {key: ([step(a, sc) for a, sc in zip(lower, scores)], True, None)}
-
-    cv = TAOTreeRegressorCV(max_grid_extensions=3)
-    cv._extend_grid(paths, alphas, run_paths, ([1.0], ["univariate"], 1, 1.0), False, None,
-                    lambda *a, **k: None)
+    cv, runs = _extend(scores)
     assert len(runs) == cv.n_grid_extensions_ == 2
     assert runs[1][-1] < runs[0][0]  # the second decade lies below the first
     r = cv.cv_results_
@@ -214,28 +210,8 @@ def test_extension_goes_on_while_the_best_is_in_the_decade_last_added():
 
 
 def test_no_extension_when_the_best_leaves_the_decade_last_added():
-    # after the first decade the best is back on the base grid: no second decade, even
-    # though the first raised the best score of its own values
-    rng = np.random.default_rng(0)
-    noise = rng.normal(size=100)
-    noise = 0.1 * (noise - noise.mean()) / noise.std()
-
-    def step(alpha, score):
-        return {"alpha": alpha, "val_score": score, "val_samples": score + noise,
-                "nodes": 7, "leaves": 4, "n_bivariate": 1}
-
-    key = (0, "univariate", 1.0)
-    alphas = np.array([1e-3, 2e-3, 4e-3])
-    paths = {key: ([step(a, sc) for a, sc in zip(alphas, (0.8, 0.7, 0.6))], True, None)}
-    runs = []
-
-    def run_paths(lower):
-        runs.append(lower)
-        return {key: ([step(a, 0.75) for a in lower], True, None)}
-
-    cv = TAOTreeRegressorCV(max_grid_extensions=3)
-    cv._extend_grid(paths, alphas, run_paths, ([1.0], ["univariate"], 1, 1.0), False, None,
-                    lambda *a, **k: None)
+    # after the first decade the best is back on the base grid: no second decade
+    cv, runs = _extend(lambda lower, k: np.full(lower.size, 0.75))
     assert len(runs) == cv.n_grid_extensions_ == 1
 
 
