@@ -563,9 +563,11 @@ def _rule_choice(val, se, nodes, alpha, width, scores=None):
     return int(within[order[0]])
 
 
-def run_rules_split(name, repeat, X, y, split, exact_max_samples=None, candidates_out=None):
+def run_rules_split(name, repeat, X, y, split, exact_max_samples=None, candidates_out=None,
+                    pair_features=None):
     """Pruned bivariate CART and every TAO candidate of one split, scored on the test part;
-    one row per rule (and the oracle); ``exact_max_samples`` is the selector's.
+    one row per rule (and the oracle); ``exact_max_samples`` and ``pair_features`` (None:
+    the default) are the selector's.
     ``candidates_out`` (a dict), when given, receives every candidate's validation
     score, decision nodes, alpha, test accuracy and per-sample validation scores."""
     import bivtree.tao_selection as ts
@@ -595,8 +597,9 @@ def run_rules_split(name, repeat, X, y, split, exact_max_samples=None, candidate
     c0 = time.process_time()
     ts._sample_scores = scoring
     try:
+        options = {} if pair_features is None else {"pair_features": pair_features}
         sel = selector_for(True, len(ytr), len(yv), rule="1se",
-                           exact_max_samples=exact_max_samples)
+                           exact_max_samples=exact_max_samples, **options)
         sel.fit(np.vstack([Xtr, Xv]), np.r_[ytr, yv])
     finally:
         ts._sample_scores = real
@@ -636,7 +639,8 @@ def part_rules(args):
         validation scores as bits), so that other rules can be tried without refitting."""
         found = {}
         rows = run_rules_split(name, repeat, X, y, split,
-                               exact_max_samples=args.exact_max_samples, candidates_out=found)
+                               exact_max_samples=args.exact_max_samples, candidates_out=found,
+                               pair_features=args.pair_features)
         for key, c in found.items():
             np.savez_compressed(os.path.join(out + "_candidates", f"{key}.npz"),
                                 val=c["val"], nodes=c["nodes"], alpha=c["alpha"],
@@ -645,8 +649,10 @@ def part_rules(args):
         return rows
 
     rows = _resumable(out, RULES_FIELDS, datasets, load_keel, run, args.repeats)
-    setting = ("" if args.exact_max_samples is None
-               else f" with `exact_max_samples={args.exact_max_samples}`")
+    settings = [f"`{k}={v}`" for k, v in (("exact_max_samples", args.exact_max_samples),
+                                          ("pair_features", args.pair_features))
+                if v is not None]
+    setting = f" with {' and '.join(settings)}" if settings else ""
     lines = ["# What the TAO selector's rule can reach on the KDD 2024 hold-out protocol", "",
              *_load_lines(load_start),
              f"Command: `python {' '.join(sys.argv)}`", "",
@@ -975,6 +981,8 @@ def main(argv=None):
                         help="speed: the selector's n_jobs (wall seconds only when not 1)")
     parser.add_argument("--exact-max-samples", type=int, default=None,
                         help="rules: the selector's exact_max_samples (default: its own)")
+    parser.add_argument("--pair-features", type=int, default=None,
+                        help="the selector's pair_features (--part rules; default: its own)")
     parser.add_argument("--rule", choices=["1se", "best"], default="1se",
                         help="select: the TAO selector's rule; 'best' adds its rows alone")
     args = parser.parse_args(argv)
