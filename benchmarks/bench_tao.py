@@ -868,7 +868,9 @@ def part_speed(args):
     settings += [("one split, no restarts", {**one_split, "restarts": False}),
                  ("one split, auto initial tree", {**one_split, "bivariate_splitter": "auto"}),
                  ("one split, pair_features=5", {**one_split, "pair_features": 5}),
-                 ("cv=3, the paper's fixed directions", {"pair_search": "orientations"})]
+                 ("cv=3, the paper's fixed directions", {"pair_search": "orientations"}),
+                 ("cv=3, pair_features=6", {"pair_features": 6}),
+                 ("cv=3, pair_features=5", {"pair_features": 5})]
     if args.datasets:  # a subset of the settings, by number
         settings = [settings[int(i)] for i in args.datasets.split(",")]
     timing = {}
