@@ -150,11 +150,19 @@ def test_regression_grid_extends_below_while_the_best_score_is_there():
 _EXTENSION_KEY = (0, "univariate", 1.0)
 
 
+def _unit_noise(n=100):
+    """``n`` values of mean 0 and standard deviation 0.1 (standard error 0.01 at 100)."""
+    noise = np.random.default_rng(0).normal(size=n)
+    return 0.1 * (noise - noise.mean()) / noise.std()
+
+
+#: the per-sample spread of every step's validation scores
+_EXTENSION_NOISE = _unit_noise()
+
+
 def _extension_step(alpha, score):
     """A path step scoring ``score`` on 100 validation samples, standard error 0.01."""
-    noise = np.random.default_rng(0).normal(size=100)
-    noise = 0.1 * (noise - noise.mean()) / noise.std()
-    return {"alpha": alpha, "val_score": score, "val_samples": score + noise,
+    return {"alpha": alpha, "val_score": score, "val_samples": score + _EXTENSION_NOISE,
             "nodes": 7, "leaves": 4, "n_bivariate": 1}
 
 
