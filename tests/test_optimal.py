@@ -18,7 +18,7 @@ from numba import njit
 
 from bivtree import BivariateTreeClassifier
 from bivtree._config import CLASSIFICATION_CRITERIA, SQUARED_ERROR
-from bivtree._kernels.sweep import best_split_2d
+from bivtree._kernels.sweep import best_split_2d, merge_points, slope_events, sweep_points
 from bivtree.splitters import SplitData, get_splitter
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -210,6 +210,52 @@ def test_best_split_2d_bad_input():
         best_split_2d(P, np.ones((3, 2)), "hinge")
     with pytest.raises(ValueError, match="stats"):
         best_split_2d(P, np.ones((2, 2)), "gini")
+
+
+def sweep_statistics(y, w, criterion, n_classes):
+    """Per-point statistics of the sweep's built-in objective of ``criterion``."""
+    if criterion == "squared_error":
+        y = np.asarray(y, float)
+        return np.column_stack([w, w * y, w * y * y, np.ones_like(w)])
+    stats = np.zeros((len(y), n_classes + 1))
+    stats[np.arange(len(y)), y] = w
+    stats[:, n_classes] = 1.0
+    return stats
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=node_data(), criterion=st.sampled_from((*CRITERIA, "squared_error")),
+       msl=st.sampled_from([1, 1, 2]), held=st.booleans())
+def test_sorted_slopes_and_heap_make_the_same_swaps(data, criterion, msl, held):
+    # the two schedules of the sweep's swaps (every pair's slope sorted once, or the heap
+    # of adjacent pairs) must give the same answer bit for bit, on degenerate points too
+    # (duplicates, collinear blocks, slopes equal only in decimal)
+    X, y, w, n_classes = data
+    if criterion == "squared_error":
+        y = np.asarray(y, float) * 1.5 + 0.25
+        n_classes = 1
+    stats = sweep_statistics(y, w, criterion, n_classes)
+    code = SQUARED_ERROR if criterion == "squared_error" else CLASSIFICATION_CRITERIA[criterion]
+    rows_held = stats[: stats.shape[0] // 3].sum(axis=0) if held else np.zeros(stats.shape[1])
+    params = np.array([float(msl), 0.0])
+    stop = np.zeros(1, dtype=np.int64)
+    u, v = np.ascontiguousarray(X[:, 0]), np.ascontiguousarray(X[:, 1])
+    by_heap = sweep_points(u, v, stats, rows_held, held, code, params, stop, 0)
+    by_slope = sweep_points(u, v, stats, rows_held, held, code, params, stop, 10 ** 6)
+    assert repr(by_heap) == repr(by_slope)
+    assert by_slope == sweep_points(u, v, stats, rows_held, held, code, params, stop)
+
+
+def test_sorted_slopes_leave_coordinates_near_overflow_to_the_heap():
+    # slopes that overflow to infinity cannot be sorted: the heap schedules those sweeps
+    rng = np.random.default_rng(3)
+    u = rng.uniform(-1.0, 1.0, 40) * 1e308
+    v = rng.integers(0, 5, 40) * 1e-300
+    stats = sweep_statistics(rng.integers(0, 2, 40), np.ones(40), "gini", 2)
+    assert not slope_events(*merge_points(u, v, stats)[:2])[3]
+    args = (u, v, stats, np.zeros(3), False, CLASSIFICATION_CRITERIA["gini"],
+            np.array([1.0, 0.0]), np.zeros(1, dtype=np.int64))
+    assert repr(sweep_points(*args, 0)) == repr(sweep_points(*args))
 
 
 # ------------------------------------------------------------ early stopping
