@@ -215,7 +215,9 @@ def frame_direction(theta, frame):
     return s_j * (c_same * cos_t + c_cross * sin_t), s_k * (c_cross * cos_t + c_same * sin_t)
 
 
-@njit(**NUMBA_OPTS)
+# inlined like every level of a scan: a called level costs reference counting of its
+# arrays (bivtree._kernels.scan, module docstring)
+@njit(inline="always", **NUMBA_OPTS)
 def scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weights, rows,
                values, cuts, frame):
     """Best :class:`~bivtree._kernels.scan.Cut` of the pair's direction at angle ``theta``.

@@ -98,7 +98,9 @@ def proxy_base(counts, w_total, t_sq, criterion):
     return w_total
 
 
-@njit(**NUMBA_OPTS)
+# inlined like every level of a scan: a called level costs reference counting of its
+# arrays (bivtree._kernels.scan, module docstring)
+@njit(inline="always", **NUMBA_OPTS)
 def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
                     tot_counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
                     left_counts, right_counts):
@@ -141,7 +143,9 @@ def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
                            order.shape[0], False)
 
 
-@njit(**NUMBA_OPTS)
+# inlined like every level of a scan: a called level costs reference counting of its
+# arrays (bivtree._kernels.scan, module docstring)
+@njit(inline="always", **NUMBA_OPTS)
 def best_cut_offset(values, order, labels, targets, sample_weight, criterion,
                     tot_counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
                     left_counts, right_counts, start_counts, start_w, start_t, n_start,

@@ -18,6 +18,18 @@ right the cut after the last known value is allowed too (every known value
 left, every missing one right); its threshold is :data:`ALL_KNOWN_LEFT`. Both
 searches together are exact for this problem: the best over every partition
 of the known values by a cut times the side of the missing rows.
+
+**Inlined.** The levels of a scan (:func:`~bivtree._kernels.angle_search.scan_angle`,
+:func:`scan_projection`, :func:`scan_sorted`,
+:func:`~bivtree._kernels.criteria.best_cut_sorted` and
+:func:`~bivtree._kernels.criteria.best_cut_offset`) are inlined into their
+callers (numba IR, ``inline="always"``): called, each level took its arrays
+with reference counting, which made a scan of a few dozen samples (most nodes
+of a grown tree) two to three times its own work: 778 ns for one angle of a
+pair on 8 samples, 299 ns inlined (1,022 and 531 ns on 32; Intel Xeon). The
+default fit took 2 to 16 % less CPU on the KEEL sets of
+``benchmarks/bench_peers.py``, with the same trees; compiling all kernels
+took as long.
 """
 
 import math
@@ -231,7 +243,9 @@ def gather_node(samples, labels, targets, sample_weight, n_classes, criterion):
     return node_labels, node_targets, node_weight, counts, w_total, t_sum, base
 
 
-@njit(**NUMBA_OPTS)
+# inlined like every level of a scan: a called level costs reference counting of its
+# arrays (bivtree._kernels.scan, module docstring)
+@njit(inline="always", **NUMBA_OPTS)
 def scan_sorted(values, cuts):
     """Sort ``values`` and return the best :class:`Cut` under the cut objective ``cuts``.
 
@@ -260,7 +274,9 @@ def scan_values(values, node_labels, node_targets, node_weight, criterion, count
         min_samples_leaf, min_weight_leaf, left_counts, right_counts))
 
 
-@njit(**NUMBA_OPTS)
+# inlined like every level of a scan: a called level costs reference counting of its
+# arrays (bivtree._kernels.scan, module docstring)
+@njit(inline="always", **NUMBA_OPTS)
 def scan_projection(X, rows, features, weights, values, cuts):
     """Best :class:`Cut` of the rule ``features`` / ``weights`` over ``X[rows]``.
 
