@@ -302,7 +302,7 @@ def _sweep_schedules(rng):
     lines = ["", ("The exact sweep's two schedules of swaps on the same points (`sweep_points`, "
                   "two classes of unit weight, random uniform points; both give the same "
                   "answer, checked here): the heap of adjacent pairs (`max_sorted_points=0`) "
-                  "and every pair's slope sorted once (the default up to 1,024 points). CPU "
+                  "and every pair's slope sorted once (the default up to 512 points). CPU "
                   "and wall microseconds per sweep, the two alternated."), "",
              ("| points | heap CPU µs | heap wall µs | sorted CPU µs | sorted wall µs "
               "| sorted / heap (CPU) |"), "|---:|---:|---:|---:|---:|---:|"]

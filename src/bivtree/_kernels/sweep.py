@@ -385,12 +385,14 @@ def _held_direction(s_lo, s_hi):
 
 
 #: up to this many (merged) points the sweep takes its swaps from the pairs' critical
-#: slopes sorted once (``m (m - 1) / 2`` of them, about 50 bytes each while the sweep
-#: runs: 27 MB at the limit) instead of from the heap of adjacent pairs. With cuts whose
-#: prefix did not change left unscored, a sweep of random points with two classes took
-#: 0.42 to 0.53 times the heap's time from 25 to 512 points and 0.60 at 1000, against 0.81
-#: at 2000 (Intel Xeon, one thread); above the limit the heap's ``O(m)`` memory.
-SORTED_EVENTS_MAX_POINTS = 1024
+#: slopes sorted once (``m (m - 1) / 2`` of them, about 56 bytes each while the sweep
+#: runs) instead of from the heap of adjacent pairs. With cuts whose prefix did not change
+#: left unscored, a sweep of random points with two classes took 0.42 to 0.53 times the
+#: heap's time from 25 to 512 points, 0.60 at 1000 and 0.81 at 2000 (Intel Xeon, one
+#: thread). The limit bounds the memory: 7 MB per sweep at 512 points, times the threads
+#: sweeping pairs at once (:func:`sweep_search`), where 1,024 points would take 29 MB each
+#: for a smaller gain; above it the heap's ``O(m)`` memory.
+SORTED_EVENTS_MAX_POINTS = 512
 
 
 @njit(**NUMBA_OPTS)
