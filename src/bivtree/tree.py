@@ -27,12 +27,16 @@ saw no missing value.
 """
 
 import json
+import warnings
 
 import numpy as np
 from scipy.sparse import csr_matrix
 
 from ._config import DTYPE, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.traversal import MAX_CATEGORY, apply_rows, decision_path_rows, node_spreads
+
+#: numpy's warning for a ragged list made an object array (numpy < 1.24; its home moved)
+_VISIBLE_DEPRECATION = getattr(np, "exceptions", np).VisibleDeprecationWarning
 
 #: version of the dictionary layout produced by :meth:`Tree.to_dict` for a tree
 #: with indicator slots (4 writes ``category_mask`` as one row of masks per node);
@@ -233,8 +237,12 @@ def _numeric_array(name, values, n):
                 raise ValueError(f"tree array {name!r}: node {node} is not a numeric row of "
                                  f"the same length (1 to {limit}) as node 0's")
     try:
-        arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:
+        with warnings.catch_warnings():
+            # numpy before 1.24 turns a ragged list into an object array with this warning
+            # (newer versions raise ValueError): an error here too, so no warning shows
+            warnings.simplefilter("error", _VISIBLE_DEPRECATION)
+            arr = np.asarray(values)
+    except (TypeError, ValueError, _VISIBLE_DEPRECATION) as exc:
         raise ValueError(f"tree array {name!r} is not a numeric list: {exc}") from None
     if arr.dtype.kind not in "iuf" or arr.ndim != (2 if name in _TABLE_ARRAYS else 1):
         raise ValueError(f"tree array {name!r} is not a numeric list (one "
