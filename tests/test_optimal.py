@@ -18,7 +18,13 @@ from numba import njit
 
 from bivtree import BivariateTreeClassifier
 from bivtree._config import CLASSIFICATION_CRITERIA, SQUARED_ERROR
-from bivtree._kernels.sweep import best_split_2d, merge_points, slope_events, sweep_points
+from bivtree._kernels.sweep import (
+    best_split_2d,
+    merge_points,
+    node_statistics,
+    slope_events,
+    sweep_points,
+)
 from bivtree.splitters import SplitData, get_splitter
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -212,17 +218,6 @@ def test_best_split_2d_bad_input():
         best_split_2d(P, np.ones((2, 2)), "gini")
 
 
-def sweep_statistics(y, w, criterion, n_classes):
-    """Per-point statistics of the sweep's built-in objective of ``criterion``."""
-    if criterion == "squared_error":
-        y = np.asarray(y, float)
-        return np.column_stack([w, w * y, w * y * y, np.ones_like(w)])
-    stats = np.zeros((len(y), n_classes + 1))
-    stats[np.arange(len(y)), y] = w
-    stats[:, n_classes] = 1.0
-    return stats
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=node_data(), criterion=st.sampled_from((*CRITERIA, "squared_error")),
        msl=st.sampled_from([1, 1, 2]), held=st.booleans())
@@ -232,10 +227,12 @@ def test_sorted_slopes_and_heap_make_the_same_swaps(data, criterion, msl, held):
     # (duplicates, collinear blocks, slopes equal only in decimal)
     X, y, w, n_classes = data
     if criterion == "squared_error":
-        y = np.asarray(y, float) * 1.5 + 0.25
-        n_classes = 1
-    stats = sweep_statistics(y, w, criterion, n_classes)
-    code = SQUARED_ERROR if criterion == "squared_error" else CLASSIFICATION_CRITERIA[criterion]
+        labels, targets, n_classes = np.zeros(len(y), np.int64), np.asarray(y, float) * 1.5 + 0.25, 1
+        code = SQUARED_ERROR
+    else:
+        labels, targets = np.asarray(y, np.int64), np.zeros(len(y))
+        code = CLASSIFICATION_CRITERIA[criterion]
+    stats = node_statistics(labels, targets, np.asarray(w, float), n_classes, code)
     rows_held = stats[: stats.shape[0] // 3].sum(axis=0) if held else np.zeros(stats.shape[1])
     params = np.array([float(msl), 0.0])
     stop = np.zeros(1, dtype=np.int64)
@@ -251,7 +248,8 @@ def test_sorted_slopes_leave_coordinates_near_overflow_to_the_heap():
     rng = np.random.default_rng(3)
     u = rng.uniform(-1.0, 1.0, 40) * 1e308
     v = rng.integers(0, 5, 40) * 1e-300
-    stats = sweep_statistics(rng.integers(0, 2, 40), np.ones(40), "gini", 2)
+    stats = node_statistics(rng.integers(0, 2, 40), np.zeros(40), np.ones(40), 2,
+                            CLASSIFICATION_CRITERIA["gini"])
     assert not slope_events(*merge_points(u, v, stats)[:2])[3]
     args = (u, v, stats, np.zeros(3), False, CLASSIFICATION_CRITERIA["gini"],
             np.array([1.0, 0.0]), np.zeros(1, dtype=np.int64))

@@ -603,7 +603,9 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         if extensions == "auto":
             extensions = 0 if is_clf else 3
         self.n_grid_extensions_ = 0
-        before = None  # (best mean score, its standard error) before the last extension
+        # after an extension: the score it had to beat (the best before it plus that
+        # score's standard error) and the top of the decade it added
+        must_beat = top_added = None
         while (self.n_grid_extensions_ < extensions and alphas.size > 1
                and self.cv_results_["alpha"].size
                and (deadline is None or time.perf_counter() < deadline)):
@@ -613,15 +615,15 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
             # first at the grid's smallest value; after an extension, anywhere in the decade
             # it added (the scores of neighbouring values differ by noise and by where a
             # path's local optimum lands, so the best need not be at the very end)
-            if results["alpha"][best] > (alphas[0] if before is None else before[2]):
+            if results["alpha"][best] > (alphas[0] if top_added is None else top_added):
                 break
-            if before is not None and results["mean_score"][best] <= before[0] + before[1]:
+            if must_beat is not None and results["mean_score"][best] <= must_beat:
                 say("[TAOCV] the last extension raised the best validation score by at most "
                     "its standard error: no further one", flush=True)
                 break
             lower = grid_below(alphas)
-            # the best, its standard error, and the top of the decade this extension adds
-            before = (results["mean_score"][best], results["se_score"][best], lower[-1])
+            must_beat = results["mean_score"][best] + results["se_score"][best]
+            top_added = lower[-1]
             say(f"[TAOCV] the best validation score is at the grid's low end: paths over "
                 f"{lower.size} values of lambda from {lower[0] * per_lambda:.3g}", flush=True)
             for key, (steps, complete, _) in run_paths(lower).items():
