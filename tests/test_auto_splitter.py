@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
-from bivtree._config import GINI
+from bivtree._config import ENTROPY, GINI, SQUARED_ERROR
 from bivtree._kernels.angle_search import (
     _bin_buffers,
     binned_cut,
@@ -36,7 +36,7 @@ from bivtree._kernels.angle_search import (
 )
 from bivtree._kernels.pair_scaling import pair_rule_weight
 from bivtree._kernels.scan import CriterionCuts, gather_node, scan_values
-from bivtree.splitters import SplitData
+from bivtree.splitters import SplitData, auto
 from bivtree.splitters._pairs import finish_bivariate
 from bivtree.splitters.auto import (
     _CACHED_NODE_SIZE,
@@ -377,6 +377,46 @@ def test_refined_rule_on_the_whole_node_is_its_exact_rescan(seed, n, n_bins, mis
             assert fast.threshold == rescanned.threshold
             assert fast.objective == rescanned.objective
             assert fast.missing_left == rescanned.missing_left
+
+
+def _splits_as_tuples(splits):
+    return [None if split is None else (
+        split.features.tolist(), split.weights.tolist(), split.threshold, split.objective,
+        split.missing_left, split.category_mask.tolist(), split.info) for split in splits]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 160), d=st.integers(1, 12),
+       criterion=st.sampled_from([GINI, ENTROPY, SQUARED_ERROR]),
+       n_candidates=st.integers(0, 3), integers=st.booleans(), missing=st.booleans(),
+       weighted=st.booleans(), min_samples_leaf=st.integers(1, 3))
+def test_compiled_node_search_lists_the_candidates_of_the_python_one(
+        seed, n, d, criterion, n_candidates, integers, missing, weighted, min_samples_leaf):
+    # most nodes are searched in one compiled call (focused_node_search); nodes too
+    # large for one call go through the Python steps, which must list the same splits
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10, size=d)
+    if integers:
+        X = np.round(X / X.std(axis=0).clip(1e-12) * 2)  # ties and constant features
+    if missing:
+        X[rng.random(X.shape) < 0.15] = np.nan
+    labels = rng.integers(0, 3, size=n)
+    targets = X[:, 0] - X[:, d // 2] + rng.normal(size=n) if criterion == SQUARED_ERROR \
+        else np.zeros(n)
+    targets = np.nan_to_num(targets)
+    weight = rng.uniform(0.1, 2.0, size=n) if weighted else np.ones(n)
+    data = SplitData(np.asfortranarray(X), labels.astype(np.int64), targets, weight,
+                     1 if criterion == SQUARED_ERROR else 3, criterion,
+                     min_samples_leaf=min_samples_leaf, has_missing=missing)
+    samples = rng.permutation(n).astype(np.int64)
+    features = np.arange(d, dtype=np.int64)
+    splitter = AutoSplitter(max_pair_features=int(rng.integers(2, 6)),
+                            n_anchors=int(rng.integers(0, 3)))
+    compiled = _splits_as_tuples(splitter._search(data, samples, features, n_candidates))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(auto, "CHUNK_WORK", 0)  # every node through the Python steps
+        stepwise = _splits_as_tuples(splitter._search(data, samples, features, n_candidates))
+    assert compiled == stepwise
 
 
 def test_lookahead_searches_each_node_once():

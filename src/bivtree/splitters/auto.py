@@ -71,21 +71,28 @@ scan rather than the histogram.
 
 import hashlib
 import math
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
+from numba import njit
+from numba.extending import register_jitable
 
-from .._config import IMPURITY_EPSILON, SQUARED_ERROR
+from .._config import IMPURITY_EPSILON, NUMBA_OPTS, SQUARED_ERROR
 from .._kernels.angle_search import coarse_to_fine_search, screened_pairs
 from .._kernels.criteria import summarize_samples
-from .._kernels.pair_scaling import node_min_max_scaling
+from .._kernels.pair_scaling import NodeScaling, node_min_max_scaling
 from .._kernels.traversal import partition_samples
-from .._threads import threads_for_work
+from .._threads import CHUNK_WORK, check_interrupt, threads_for_work
 from .._validation import Integral, Interval, Options, check_params
-from ._base import Splitter, register
+from ._base import BEATS_TOLERANCE, Splitter, make_split, register
 from ._pairs import best_direction_split, bivariate_if_better, finish_bivariate
 from .orientations import orientation_directions
-from .univariate import univariate_cuts, univariate_split_from_cuts
+from .univariate import (
+    FeatureCuts,
+    univariate_cuts,
+    univariate_search,
+    univariate_split_from_cuts,
+)
 
 #: the lookahead's node size when the tree grows to purity (``lookahead_samples="auto"``)
 LOOKAHEAD_SAMPLES = 64
@@ -124,6 +131,170 @@ def with_univariate(candidates, univariate, n_candidates):
     if room and univariate is not None and candidates[0] is not univariate:
         return [*candidates, univariate]
     return candidates
+
+
+@register_jitable
+def focused_pairs(n_varying, screen, n_anchors):
+    """Pairs the focused search scans when ``screen`` of ``n_varying`` features are screened:
+    those among them, and those of the ``n_anchors`` best with the others."""
+    m = min(n_varying, screen)
+    return m * (m - 1) // 2 + min(n_anchors, m) * (n_varying - m)
+
+
+@register_jitable
+def focused_work(n_varying, screen, n_anchors, n_coarse, n_refine, n_rounds):
+    """Projections the coarse-to-fine search scans when ``screen`` of ``n_varying`` features
+    are screened: its pairs at ``n_coarse`` angles each, and ``n_refine`` climbs of
+    ``n_rounds`` rounds (plain Python when called from Python: it runs at every node)."""
+    return (focused_pairs(n_varying, screen, n_anchors) * n_coarse
+            + 2 * n_refine * n_rounds)
+
+
+class FoundCandidates(NamedTuple):
+    """A node's candidate splits as :func:`focused_node_search` returns them (entry ``i``).
+
+    ``first[i]`` is -1 for no split (``None``), ``second[i]`` -1 for a
+    univariate split on ``first[i]``; otherwise the rule is ``x_first +
+    weight x_second <= threshold``, refined candidate ``direction`` of the
+    coarse-to-fine search (angle ``angle``, radians). ``objective`` is the
+    weighted child impurity, ``missing_left`` the side of missing values.
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    weight: np.ndarray
+    threshold: np.ndarray
+    objective: np.ndarray
+    missing_left: np.ndarray
+    direction: np.ndarray
+    angle: np.ndarray
+
+
+@njit(**NUMBA_OPTS)
+def _no_candidates(size):
+    """:class:`FoundCandidates` of ``size`` entries, each no split."""
+    return FoundCandidates(np.full(size, -1, dtype=np.int64), np.full(size, -1, dtype=np.int64),
+                           np.zeros(size), np.zeros(size), np.zeros(size),
+                           np.zeros(size, dtype=np.bool_), np.full(size, -1, dtype=np.int64),
+                           np.zeros(size))
+
+
+@njit(**NUMBA_OPTS)
+def _put_univariate(out, i, feature, threshold, objective, missing_left):
+    out.first[i] = feature
+    out.threshold[i] = threshold
+    out.objective[i] = objective
+    out.missing_left[i] = missing_left
+
+
+@njit(**NUMBA_OPTS)
+def _put_refined(out, i, found, c, pair_j, pair_k):
+    q = found.pairs[c]
+    out.first[i] = pair_j[q]
+    out.second[i] = pair_k[q]
+    out.weight[i] = found.weights[c]
+    out.threshold[i] = found.thresholds[c]
+    out.objective[i] = found.base - found.proxies[c]
+    out.missing_left[i] = found.missing_left[c]
+    out.direction[i] = c
+    out.angle[i] = found.angles[c]
+
+
+@njit(**NUMBA_OPTS)
+def _ranked_refined(found, has_univariate, u_objective):
+    """The refined candidates with a valid cut, best first (ties: coarse order), and for
+    each whether it is a rule that beats the univariate split (``u_objective``)."""
+    order = np.argsort(-found.proxies, kind="mergesort")  # stable
+    tolerance = BEATS_TOLERANCE * max(found.w_node, abs(found.base))
+    beats = np.zeros(order.shape[0], dtype=np.bool_)
+    n_ranked = 0
+    for c in order.copy():
+        if not math.isfinite(found.proxies[c]):
+            continue
+        order[n_ranked] = c
+        n_ranked += 1
+        w = found.weights[c]
+        beats[c] = (math.isfinite(w) and w != 0.0 and (
+            not has_univariate or found.base - found.proxies[c] < u_objective - tolerance))
+    return order[:n_ranked], beats
+
+
+@njit(**NUMBA_OPTS)
+def focused_node_search(X, samples, features, labels, targets, sample_weight, n_classes,
+                        criterion, min_samples_leaf, min_weight_leaf, n_directions,
+                        exhaustive_work, screen, n_anchors, n_coarse, n_bins, n_refine,
+                        n_rounds, n_candidates):
+    """The one-step search of a node scanned whole, in one compiled call.
+
+    Steps 1 and 3 of the module's search on all of ``samples``, and the choice
+    of candidates :meth:`AutoSplitter._coarse_to_fine` makes among the refined
+    directions (every bivariate one must beat the univariate split, by
+    :data:`~bivtree.splitters._base.BEATS_TOLERANCE` as in
+    :func:`~bivtree.splitters._pairs.bivariate_if_better`): a node's Python only
+    builds the splits. Each call into compiled code and each line of Python is
+    time during which a fit's other growing threads may wait for the GIL.
+
+    Returns
+    -------
+    tuple
+        ``(exhaustive, candidates, count, n_pairs, cuts, scaling)``. When
+        ``exhaustive`` is true the node gets the exhaustive search (it costs at
+        most the focused one, or fits in ``exhaustive_work``), and only ``cuts``
+        (the fields of :class:`~bivtree.splitters.univariate.FeatureCuts`) and
+        ``scaling`` (those of :class:`~bivtree._kernels.pair_scaling.NodeScaling`)
+        are meant. Otherwise the first ``count`` entries of ``candidates``
+        (:class:`FoundCandidates`) are the candidates, best first, as
+        :meth:`AutoSplitter._search` lists them, among ``n_pairs`` pairs.
+    """
+    n = samples.shape[0]
+    proxies, thresholds, base, missing = univariate_search(
+        X, samples, features, labels, targets, sample_weight, n_classes, criterion,
+        min_samples_leaf, min_weight_leaf)
+    offset, inv_scale = node_min_max_scaling(X, samples, features)
+    cuts = (proxies, thresholds, base, missing)
+    scaling = (offset, inv_scale)
+    # the best univariate split: the first maximum (lowest feature on ties)
+    u_best = np.argmax(proxies) if proxies.shape[0] > 0 else 0
+    has_univariate = proxies.shape[0] > 0 and math.isfinite(proxies[u_best])
+    u_objective = base - proxies[u_best] if has_univariate else 0.0
+    n_varying = 0
+    for f in features:
+        n_varying += inv_scale[f] > 0
+    exhaustive = n_varying * (n_varying - 1) // 2 * n_directions
+    focused = focused_work(n_varying, screen, n_anchors, n_coarse, n_refine, n_rounds)
+    if exhaustive <= focused or n * exhaustive <= exhaustive_work:
+        return True, _no_candidates(0), 0, 0, cuts, scaling
+    pair_j, pair_k = screened_pairs(features, proxies, inv_scale, screen,
+                                    min(n_anchors, n_varying))
+    if pair_j.shape[0] == 0:
+        ranked, beats = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
+    else:
+        found = coarse_to_fine_search(X, samples, pair_j, pair_k, inv_scale, n_coarse, n_bins,
+                                      n_rounds, n_refine, labels, targets, sample_weight,
+                                      n_classes, criterion, min_samples_leaf, min_weight_leaf)
+        ranked, beats = _ranked_refined(found, has_univariate, u_objective)
+    out = _no_candidates(ranked.shape[0] + 2)
+    # first the best split: the best refined candidate if it beats the univariate split
+    best_c = ranked[0] if ranked.shape[0] > 0 and beats[ranked[0]] else -1
+    if best_c >= 0:
+        _put_refined(out, 0, found, best_c, pair_j, pair_k)
+    elif has_univariate:
+        _put_univariate(out, 0, features[u_best], thresholds[u_best], u_objective,
+                        missing[u_best])
+    count = 1  # (no split at all: entry 0 stays "no split")
+    # then the other refined candidates that beat the univariate split
+    for c in ranked:
+        if n_candidates and count >= n_candidates:
+            return False, out, count, pair_j.shape[0], cuts, scaling
+        if c != best_c and beats[c]:
+            _put_refined(out, count, found, c, pair_j, pair_k)
+            count += 1
+    # the univariate split last, when it is not the best and there is room
+    if best_c >= 0 and has_univariate and (n_candidates == 0 or count < n_candidates):
+        _put_univariate(out, count, features[u_best], thresholds[u_best], u_objective,
+                        missing[u_best])
+        count += 1
+    return False, out, count, pair_j.shape[0], cuts, scaling
 
 
 @register
@@ -230,7 +401,7 @@ class AutoSplitter(Splitter):
         focused = self._focused_work(n_features, self.max_pair_features)
         if self.exhaustive_work > 0 or all_pairs * self.dir_a.size <= focused:
             return all_pairs
-        return self._focused_pairs(n_features, self.max_pair_features)
+        return focused_pairs(n_features, self.max_pair_features, self.n_anchors)
 
     def _screen_size(self, n):
         """Features screened at a node of ``n`` samples: ``max_pair_features``, fewer on tiny nodes.
@@ -241,15 +412,10 @@ class AutoSplitter(Splitter):
         """
         return min(self.max_pair_features, max(4, n // 2))
 
-    def _focused_pairs(self, n_varying, m):
-        """Pairs the focused search scans when ``m`` of ``n_varying`` features are screened."""
-        m = min(n_varying, m)
-        return m * (m - 1) // 2 + min(self.n_anchors, m) * (n_varying - m)
-
     def _focused_work(self, n_varying, m):
         """Projections the coarse-to-fine search scans when ``m`` features are screened."""
-        return (self._focused_pairs(n_varying, m) * self.n_coarse
-                + 2 * self.n_refine * self.n_rounds)
+        return focused_work(n_varying, m, self.n_anchors, self.n_coarse, self.n_refine,
+                            self.n_rounds)
 
     def _coarse_bins(self, n):
         """Bins of the coarse phase's histogram scans on ``n`` rows (0: exact scans).
@@ -381,16 +547,33 @@ class AutoSplitter(Splitter):
         The candidates are the best split, then the other refined bivariate
         candidates that beat the best univariate split (on the whole node), then
         the best univariate split (when it is not the first); ``[None]`` when
-        the node has no valid split.
+        the node has no valid split. A node scanned whole in one compiled call
+        (most nodes) is searched by :func:`focused_node_search`; a large one in
+        parts, so that Ctrl-C stops the fit soon and its directions are chosen on
+        a spread of its samples.
         """
         n = samples.shape[0]
-        with threads_for_work(n * features.shape[0]):
-            cuts = univariate_cuts(data, samples, features)
-            scaling = node_min_max_scaling(data.X, samples, features)
+        screen = self._screen_size(n)
+        if n <= self.max_scan_samples and n * features.shape[0] <= CHUNK_WORK:
+            check_interrupt()
+            n_features = features.shape[0]
+            with threads_for_work(n * max(n_features, self._focused_work(n_features, screen))):
+                exhaustive, found, count, n_pairs, cuts, scaling = focused_node_search(
+                    data.X, samples, features, data.labels, data.targets, data.sample_weight,
+                    data.n_classes, data.criterion, data.min_samples_leaf,
+                    data.min_weight_leaf, self.dir_a.size, self.exhaustive_work, screen,
+                    self.n_anchors, self.n_coarse, self._coarse_bins(n), self.n_refine,
+                    self.n_rounds, n_candidates)
+            if not exhaustive:
+                return self._found_splits(found, count, n_pairs)
+            cuts, scaling = FeatureCuts(*cuts), NodeScaling(*scaling)
+        else:
+            with threads_for_work(n * features.shape[0]):
+                cuts = univariate_cuts(data, samples, features)
+                scaling = node_min_max_scaling(data.X, samples, features)
         univariate = univariate_split_from_cuts(cuts, features)
         n_varying = int(np.count_nonzero(scaling.inv_scale[features] > 0))
         exhaustive = n_varying * (n_varying - 1) // 2 * self.dir_a.size
-        screen = self._screen_size(n)
         focused = self._focused_work(n_varying, screen)
         if exhaustive <= focused or n * exhaustive <= self.exhaustive_work:
             with threads_for_work(n * exhaustive):
@@ -404,6 +587,26 @@ class AutoSplitter(Splitter):
         with threads_for_work(rows.shape[0] * focused):
             return self._coarse_to_fine(data, samples, rows, pair_j, pair_k, univariate,
                                         scaling.inv_scale, n_candidates)
+
+    @staticmethod
+    def _found_splits(found, count, n_pairs):
+        """The first ``count`` of :class:`FoundCandidates` ``found`` as splits (``None``: none)."""
+        first, second, weight, threshold, objective, missing_left, direction, angle = found
+        splits = []
+        for i in range(count):
+            j, k = int(first[i]), int(second[i])
+            if j < 0:
+                splits.append(None)
+            elif k < 0:
+                splits.append(make_split([j, -1], [1.0, 0.0], threshold[i], objective[i],
+                                         missing_left=bool(missing_left[i]), kind="univariate"))
+            else:
+                splits.append(make_split(
+                    [j, k], [1.0, weight[i]], threshold[i], objective[i],
+                    missing_left=bool(missing_left[i]), kind="bivariate",
+                    direction=int(direction[i]), n_pairs=int(n_pairs),
+                    angle=math.degrees(angle[i])))
+        return splits
 
     @staticmethod
     def _refined_split(found, c, pair_j, pair_k, univariate):
