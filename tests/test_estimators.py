@@ -19,6 +19,8 @@ from bivtree import (
     load_model,
     save_model,
 )
+from bivtree._kernels.traversal import SPREAD_BLOCK_ROWS
+from bivtree._threads import numba_threads
 from bivtree.model_selection import CostComplexityCV
 from bivtree.pruning import prune_tree
 
@@ -365,6 +367,33 @@ def test_node_spreads_equal_the_two_pass_weighted_std():
             np.testing.assert_allclose(spreads[node, s], expected, rtol=1e-9,
                                        atol=1e-12 * np.abs(x).max())
     assert np.all(spreads[tree.is_leaf] == 0.0)
+
+
+def test_node_spreads_merge_row_blocks_the_same_for_any_thread_count():
+    # more rows than one block: the blocks' moments are merged, in block order
+
+    rng = np.random.default_rng(11)
+    n = 4 * SPREAD_BLOCK_ROWS + 123
+    X = rng.normal(size=(n, 3)) * [1.0, 1e-3, 50.0] + [0.0, 1e6, -3.0]
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 2]) / 50 > 0).astype(int)
+    weight = rng.uniform(0.0, 2.0, n)
+    tree = BivariateTreeClassifier(max_depth=3).fit(X, y).tree_
+    spreads = {}
+    for n_jobs in (1, 2):
+        with numba_threads(n_jobs):
+            spreads[n_jobs] = tree.node_spreads(np.asfortranarray(X), weight)
+    np.testing.assert_array_equal(spreads[1], spreads[2])
+    paths = tree.decision_path(X).tocsc()
+    for node in np.flatnonzero(~tree.is_leaf):
+        rows = paths.indices[paths.indptr[node]:paths.indptr[node + 1]]
+        used = tree.features[node][tree.features[node] >= 0]
+        rows = rows[~np.isnan(X[np.ix_(rows, used)]).any(axis=1)]
+        for s, f in enumerate(used):
+            x, w = X[rows, f], weight[rows]
+            mean = np.average(x, weights=w)
+            expected = np.sqrt(np.average((x - mean) ** 2, weights=w))
+            np.testing.assert_allclose(spreads[1][node, s], expected, rtol=1e-9)
 
 
 def test_regressor_basics():

@@ -468,9 +468,11 @@ class FittedTreeMixin:
         n_used = used.sum(axis=1)
         share = used.astype(np.float64)  # one used slot: all of the decrease
         shared = np.flatnonzero(n_used > 1)
-        if shared.size:  # the weighted std of every node's features, one pass
-            spread = (np.abs(tree.weights[internal[shared]])
-                      * tree.node_spreads(X, sample_weight)[internal[shared]] * used[shared])
+        if shared.size:  # the weighted std of every node's features, one pass over the rows
+            with numba_threads(self.n_jobs):
+                spreads = tree.node_spreads(X, sample_weight)
+            spread = (np.abs(tree.weights[internal[shared]]) * spreads[internal[shared]]
+                      * used[shared])
             total = spread.sum(axis=1, keepdims=True)
             even = used[shared] / n_used[shared, None]
             share[shared] = np.where(total > 0, spread / np.where(total > 0, total, 1.0), even)

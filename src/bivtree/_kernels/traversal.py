@@ -196,17 +196,28 @@ def decision_path_rows(X, children_left, children_right, features, weights, thre
     return indptr, indices[:pos]
 
 
-@njit(**NUMBA_OPTS)
+#: :func:`node_spreads` cuts the rows into blocks of at least this many (one thread walks
+#: a block) and merges the blocks' moments in block order
+SPREAD_BLOCK_ROWS = 2048
+#: at most this many blocks: each holds moments of every node (memory, and the merge)
+MAX_SPREAD_BLOCKS = 8
+
+
+@njit(parallel=True, **NUMBA_OPTS)
 def node_spreads(X, sample_weight, children_left, children_right, features, weights, threshold,
                  category_mask, missing_left):
     """Weighted standard deviation of each used slot's value over the rows reaching each node.
 
     An indicator slot's value is its 0/1 indicator (:func:`slot_value`).
 
-    One pass over the rows and their paths, with Welford's weighted update (stable
-    when a feature's values sit far from zero), so no row-by-node table is built:
-    a tree of 10^5 nodes on 10^6 rows needs a few megabytes instead of gigabytes.
-    At each node only the rows that know every feature of its test count.
+    The rows are cut into at most :data:`MAX_SPREAD_BLOCKS` consecutive blocks
+    (their number depends on the rows only, never on the threads); each block
+    walks its rows down the tree with Welford's weighted update (stable when a
+    feature's values sit far from zero), and the blocks' moments are merged in
+    block order (Chan et al.'s pairwise update), so the result is the same for
+    any number of threads. No row-by-node table is built: a tree of 10^5 nodes
+    on 10^6 rows needs a few tens of megabytes instead of gigabytes. At each node
+    only the rows that know every feature of its test count.
 
     Returns
     -------
@@ -215,36 +226,51 @@ def node_spreads(X, sample_weight, children_left, children_right, features, weig
         0 for unused slots, leaves and nodes that no weight reached.
     """
     n_nodes, n_slots = features.shape
-    w_sum = np.zeros(n_nodes)
-    mean = np.zeros((n_nodes, n_slots))
-    m2 = np.zeros((n_nodes, n_slots))
-    for i in range(X.shape[0]):
-        w = sample_weight[i]
-        node = 0
-        while children_left[node] != -1:
-            known = w > 0.0
-            for s in range(n_slots):
-                f = features[node, s]
-                if f >= 0 and math.isnan(X[i, f]):
-                    known = False
-            if known:
-                w_sum[node] += w
-                share = w / w_sum[node]
+    n_rows = X.shape[0]
+    n_blocks = max(1, min(MAX_SPREAD_BLOCKS, -(-n_rows // SPREAD_BLOCK_ROWS)))
+    w_sum = np.zeros((n_blocks, n_nodes))
+    mean = np.zeros((n_blocks, n_nodes, n_slots))
+    m2 = np.zeros((n_blocks, n_nodes, n_slots))
+    for b in prange(n_blocks):
+        block_w, block_mean, block_m2 = w_sum[b], mean[b], m2[b]
+        for i in range(b * n_rows // n_blocks, (b + 1) * n_rows // n_blocks):
+            w = sample_weight[i]
+            node = 0
+            while children_left[node] != -1:
+                known = w > 0.0
                 for s in range(n_slots):
                     f = features[node, s]
-                    if f >= 0:
-                        x = slot_value(X[i, f], category_mask[node, s])
-                        delta = x - mean[node, s]
-                        mean[node, s] += share * delta
-                        m2[node, s] += w * delta * (x - mean[node, s])
-            if goes_left(X, i, features[node], weights[node], threshold[node],
-                         category_mask[node], missing_left[node]):
-                node = children_left[node]
-            else:
-                node = children_right[node]
+                    if f >= 0 and math.isnan(X[i, f]):
+                        known = False
+                if known:
+                    block_w[node] += w
+                    share = w / block_w[node]
+                    for s in range(n_slots):
+                        f = features[node, s]
+                        if f >= 0:
+                            x = slot_value(X[i, f], category_mask[node, s])
+                            delta = x - block_mean[node, s]
+                            block_mean[node, s] += share * delta
+                            block_m2[node, s] += w * delta * (x - block_mean[node, s])
+                if goes_left(X, i, features[node], weights[node], threshold[node],
+                             category_mask[node], missing_left[node]):
+                    node = children_left[node]
+                else:
+                    node = children_right[node]
     std = np.zeros((n_nodes, n_slots))
-    for node in range(n_nodes):
-        if w_sum[node] > 0.0:
-            for s in range(n_slots):
-                std[node, s] = np.sqrt(max(m2[node, s] / w_sum[node], 0.0))
+    for node in prange(n_nodes):
+        for s in range(n_slots):
+            total = w_sum[0, node]
+            node_mean = mean[0, node, s]
+            node_m2 = m2[0, node, s]
+            for b in range(1, n_blocks):
+                w_b = w_sum[b, node]
+                if w_b > 0.0:
+                    merged = total + w_b
+                    delta = mean[b, node, s] - node_mean
+                    node_mean += delta * (w_b / merged)
+                    node_m2 += m2[b, node, s] + delta * delta * (total * w_b / merged)
+                    total = merged
+            if total > 0.0:
+                std[node, s] = np.sqrt(max(node_m2 / total, 0.0))
     return std
