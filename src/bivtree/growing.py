@@ -36,7 +36,7 @@ import numpy as np
 
 from ._config import IMPURITY_EPSILON, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.criteria import summarize_samples
-from ._kernels.traversal import partition_samples, rows_missing
+from ._kernels.traversal import split_node_samples
 from ._threads import check_interrupt, threads_over_budget
 from .tree import MASK_DTYPE, Tree, default_missing_left
 
@@ -204,14 +204,14 @@ class TreeGrower:
         split = self.splitter.find_split(data, samples[start:end], self.sample_features())
         if split is None:
             return None
-        mid = partition_samples(data.X, samples, start, end, split.features, split.weights,
-                                split.threshold, split.category_mask, split.missing_left)
+        mid, left, right, missing = split_node_samples(
+            data.X, samples, start, end, split.features, split.weights, split.threshold,
+            split.category_mask, split.missing_left, data.labels, data.targets,
+            data.sample_weight, data.n_classes, data.criterion, data.has_missing)
         if mid == start or mid == end:  # a rule that separates nothing is no split
             return None
-        left = self._summary(data, samples[start:mid])
-        right = self._summary(data, samples[mid:end])
         missing_left = split.missing_left
-        if not (data.has_missing and rows_missing(data.X, samples[start:end], split.features)):
+        if not missing:
             # no training sample missed a value here: the heavier child takes them
             missing_left = default_missing_left(left[1], right[1])
         _, w, impurity = summary

@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import NUMBA_OPTS
+from .criteria import summarize_samples
 
 #: largest category code a categorical node can hold (one bit of a uint64 each).
 MAX_CATEGORY = 63
@@ -155,6 +156,36 @@ def partition_samples(X, samples, start, end, features, weights, threshold, cate
     for q in range(n - n_left):
         samples[start + n_left + q] = buf[q]
     return start + n_left
+
+
+@njit(**NUMBA_OPTS)
+def split_node_samples(X, samples, start, end, features, weights, threshold, category_mask,
+                       missing_left, labels, targets, sample_weight, n_classes, criterion,
+                       has_missing):
+    """Partition ``samples[start:end]`` by a split and summarize both sides, in one call.
+
+    :func:`partition_samples`, then :func:`~bivtree._kernels.criteria.summarize_samples`
+    of each side, and whether a sample of the node misses a used feature
+    (:func:`rows_missing`, only looked for when ``has_missing``): what growth
+    needs of a split, without returning to Python (where a fit's other growing
+    threads may be waiting for the GIL) between the steps.
+
+    Returns
+    -------
+    mid : int
+        Where the right side starts.
+    left, right : tuple
+        ``(value, weight, impurity)`` of each side.
+    missing : bool
+    """
+    mid = partition_samples(X, samples, start, end, features, weights, threshold,
+                            category_mask, missing_left)
+    left = summarize_samples(samples[start:mid], labels, targets, sample_weight, n_classes,
+                             criterion)
+    right = summarize_samples(samples[mid:end], labels, targets, sample_weight, n_classes,
+                              criterion)
+    missing = has_missing and rows_missing(X, samples[start:end], features)
+    return mid, left, right, missing
 
 
 @njit(parallel=True, **NUMBA_OPTS)

@@ -81,7 +81,7 @@ from .._config import IMPURITY_EPSILON, NUMBA_OPTS, SQUARED_ERROR
 from .._kernels.angle_search import coarse_to_fine_search, screened_pairs
 from .._kernels.criteria import summarize_samples
 from .._kernels.pair_scaling import NodeScaling, node_min_max_scaling
-from .._kernels.traversal import partition_samples
+from .._kernels.traversal import split_node_samples
 from .._threads import CHUNK_WORK, check_interrupt, threads_for_work
 from .._validation import Integral, Interval, Options, check_params
 from ._base import BEATS_TOLERANCE, Splitter, make_split, register
@@ -115,11 +115,13 @@ def node_key(samples, feature_key):
 
 
 def split_samples(data, samples, split):
-    """The samples going left and right of ``split`` (a partitioned copy)."""
+    """The samples going left and right of ``split`` (a partitioned copy), and their impurities."""
     order = samples.copy()
-    mid = partition_samples(data.X, order, 0, order.shape[0], split.features, split.weights,
-                            split.threshold, split.category_mask, split.missing_left)
-    return order[:mid], order[mid:]
+    mid, left, right, _ = split_node_samples(
+        data.X, order, 0, order.shape[0], split.features, split.weights, split.threshold,
+        split.category_mask, split.missing_left, data.labels, data.targets, data.sample_weight,
+        data.n_classes, data.criterion, False)
+    return (order[:mid], order[mid:]), (left[2], right[2])
 
 
 def with_univariate(candidates, univariate, n_candidates):
@@ -439,11 +441,11 @@ class AutoSplitter(Splitter):
         # a later one is counted only until it cannot have fewer
         rank, fewest = 0, None
         for i, split in enumerate(candidates):
-            children = split_samples(data, samples, split)
+            children, impurities = split_samples(data, samples, split)
             if children[0].size == 0 or children[1].size == 0:
                 continue  # separates nothing: the grower would make the node a leaf
             budget = None if fewest is None else fewest - 1
-            leaves = self._greedy_leaves(data, children, features, budget)
+            leaves = self._greedy_leaves(data, children, features, budget, impurities)
             if fewest is None or leaves < fewest:
                 rank, fewest = i, leaves
         chosen = candidates[rank]
@@ -492,21 +494,26 @@ class AutoSplitter(Splitter):
             cached = self._lookahead = (data, {}, {})
         return cached[1], cached[2]
 
-    def _greedy_leaves(self, data, nodes, features, budget=None):
+    def _greedy_leaves(self, data, nodes, features, budget=None, impurities=None):
         """Leaves of the trees that the one-step search grows on ``nodes`` down to pure leaves.
 
         The growth stops only where a node is pure or has no valid split
         (``min_samples_leaf``, ``min_weight_leaf``); the grower's other limits
         are not known here. With a ``budget``, the count stops as soon as it
-        must exceed it (and returns more than ``budget``). Iterative: a tree of
-        ``n`` samples may be ``n`` levels deep.
+        must exceed it (and returns more than ``budget``). ``impurities``: the
+        nodes' impurities, when known. Iterative: a tree of ``n`` samples may be
+        ``n`` levels deep.
         """
         cache = self._lookahead_cache(data)[0]
         feature_key = features.tobytes()
+        if impurities is None:
+            impurities = [summarize_samples(node, data.labels, data.targets, data.sample_weight,
+                                            data.n_classes, data.criterion)[2]
+                          for node in nodes]
         leaves = 0
-        # ("visit", node) or ("done", key, leaves before the node): a post-order walk, so
-        # that every finished node's count goes to the cache
-        stack = [("visit", node) for node in nodes]
+        # ("visit", node, its impurity) or ("done", key, leaves before the node): a
+        # post-order walk, so that every finished node's count goes to the cache
+        stack = [("visit", node, impurity) for node, impurity in zip(nodes, impurities)]
         pending = len(stack)
         while stack:
             if budget is not None and leaves + pending > budget:
@@ -515,7 +522,7 @@ class AutoSplitter(Splitter):
             if item[0] == "done":
                 cache[item[1]] = leaves - item[2]
                 continue
-            node = item[1]
+            _, node, impurity = item
             pending -= 1
             key = None
             if node.size >= _CACHED_NODE_SIZE:
@@ -523,21 +530,19 @@ class AutoSplitter(Splitter):
                 if key in cache:
                     leaves += cache[key]
                     continue
-            _, _, impurity = summarize_samples(node, data.labels, data.targets,
-                                               data.sample_weight, data.n_classes,
-                                               data.criterion)
             split = None
             if impurity > IMPURITY_EPSILON:
                 # the grower asks this node for its candidates if it gets there: search
                 # them all now (a few more rescans) rather than again then
                 split = self._candidates(data, node, features, key)[0]
-            children = () if split is None else split_samples(data, node, split)
-            if not children or children[0].size == 0 or children[1].size == 0:
+            children = None if split is None else split_samples(data, node, split)
+            if children is None or children[0][0].size == 0 or children[0][1].size == 0:
                 leaves += 1
                 continue
             if key is not None:
                 stack.append(("done", key, leaves))
-            stack.extend(("visit", child) for child in children)
+            stack.extend(("visit", child, child_impurity)
+                         for child, child_impurity in zip(*children))
             pending += 2
         return leaves
 
