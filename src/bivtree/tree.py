@@ -144,7 +144,8 @@ def slot_masks(category_mask, n_slots):
     with one used slot, a categorical one), or a sequence of per-slot sets.
     """
     masks = np.zeros(n_slots, dtype=MASK_DTYPE)
-    if np.ndim(category_mask) == 0:
+    # (an int first: this runs for every split a search builds)
+    if isinstance(category_mask, int) or np.ndim(category_mask) == 0:
         masks[0] = int(category_mask)
     else:
         masks[:len(category_mask)] = [int(m) for m in category_mask]

@@ -71,7 +71,7 @@ scan rather than the histogram.
 
 import hashlib
 import math
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
@@ -152,54 +152,46 @@ def focused_work(n_varying, screen, n_anchors, n_coarse, n_refine, n_rounds):
             + 2 * n_refine * n_rounds)
 
 
-class FoundCandidates(NamedTuple):
-    """A node's candidate splits as :func:`focused_node_search` returns them (entry ``i``).
-
-    ``first[i]`` is -1 for no split (``None``), ``second[i]`` -1 for a
-    univariate split on ``first[i]``; otherwise the rule is ``x_first +
-    weight x_second <= threshold``, refined candidate ``direction`` of the
-    coarse-to-fine search (angle ``angle``, radians). ``objective`` is the
-    weighted child impurity, ``missing_left`` the side of missing values.
-    """
-
-    first: np.ndarray
-    second: np.ndarray
-    weight: np.ndarray
-    threshold: np.ndarray
-    objective: np.ndarray
-    missing_left: np.ndarray
-    direction: np.ndarray
-    angle: np.ndarray
+#: the columns of the candidates :func:`focused_node_search` returns, one row each: the rule
+#: ``x_first + weight x_second <= threshold`` (``first`` -1: no split; ``second`` -1: a
+#: univariate split on ``first``), its weighted child impurity ``objective``, the side of
+#: missing values, and for a bivariate rule its refined candidate ``direction`` of the
+#: coarse-to-fine search and its ``angle`` (radians). One float array: every array a
+#: compiled call returns costs Python time to box.
+CANDIDATE_COLUMNS = ("first", "second", "weight", "threshold", "objective", "missing_left",
+                     "direction", "angle")
+_FIRST, _SECOND, _WEIGHT, _THRESHOLD, _OBJECTIVE, _MISSING_LEFT, _DIRECTION, _ANGLE = range(8)
 
 
 @njit(**NUMBA_OPTS)
 def _no_candidates(size):
-    """:class:`FoundCandidates` of ``size`` entries, each no split."""
-    return FoundCandidates(np.full(size, -1, dtype=np.int64), np.full(size, -1, dtype=np.int64),
-                           np.zeros(size), np.zeros(size), np.zeros(size),
-                           np.zeros(size, dtype=np.bool_), np.full(size, -1, dtype=np.int64),
-                           np.zeros(size))
+    """``size`` rows of :data:`CANDIDATE_COLUMNS`, each no split."""
+    out = np.zeros((size, len(CANDIDATE_COLUMNS)))
+    out[:, _FIRST] = -1.0
+    out[:, _SECOND] = -1.0
+    out[:, _DIRECTION] = -1.0
+    return out
 
 
 @njit(**NUMBA_OPTS)
 def _put_univariate(out, i, feature, threshold, objective, missing_left):
-    out.first[i] = feature
-    out.threshold[i] = threshold
-    out.objective[i] = objective
-    out.missing_left[i] = missing_left
+    out[i, _FIRST] = feature
+    out[i, _THRESHOLD] = threshold
+    out[i, _OBJECTIVE] = objective
+    out[i, _MISSING_LEFT] = missing_left
 
 
 @njit(**NUMBA_OPTS)
 def _put_refined(out, i, found, c, pair_j, pair_k):
     q = found.pairs[c]
-    out.first[i] = pair_j[q]
-    out.second[i] = pair_k[q]
-    out.weight[i] = found.weights[c]
-    out.threshold[i] = found.thresholds[c]
-    out.objective[i] = found.base - found.proxies[c]
-    out.missing_left[i] = found.missing_left[c]
-    out.direction[i] = c
-    out.angle[i] = found.angles[c]
+    out[i, _FIRST] = pair_j[q]
+    out[i, _SECOND] = pair_k[q]
+    out[i, _WEIGHT] = found.weights[c]
+    out[i, _THRESHOLD] = found.thresholds[c]
+    out[i, _OBJECTIVE] = found.base - found.proxies[c]
+    out[i, _MISSING_LEFT] = found.missing_left[c]
+    out[i, _DIRECTION] = c
+    out[i, _ANGLE] = found.angles[c]
 
 
 @njit(**NUMBA_OPTS)
@@ -239,13 +231,14 @@ def focused_node_search(X, samples, features, labels, targets, sample_weight, n_
     Returns
     -------
     tuple
-        ``(exhaustive, candidates, count, n_pairs, cuts, scaling)``. When
-        ``exhaustive`` is true the node gets the exhaustive search (it costs at
-        most the focused one, or fits in ``exhaustive_work``), and only ``cuts``
-        (the fields of :class:`~bivtree.splitters.univariate.FeatureCuts`) and
-        ``scaling`` (those of :class:`~bivtree._kernels.pair_scaling.NodeScaling`)
-        are meant. Otherwise the first ``count`` entries of ``candidates``
-        (:class:`FoundCandidates`) are the candidates, best first, as
+        ``(exhaustive, candidates, n_pairs, cuts, base, scaling)``. When
+        ``exhaustive`` is true the node gets the exhaustive search instead (it
+        costs at most the focused one, or fits in ``exhaustive_work``), and the
+        univariate search is ``cuts`` (rows: the proxies, thresholds and
+        missing sides of :class:`~bivtree.splitters.univariate.FeatureCuts`),
+        ``base`` its node constant, and ``scaling`` the node's min-max scaling
+        (rows: offset and inverse scale). Otherwise the rows of ``candidates``
+        (columns :data:`CANDIDATE_COLUMNS`) are the candidates, best first, as
         :meth:`AutoSplitter._search` lists them, among ``n_pairs`` pairs.
     """
     n = samples.shape[0]
@@ -253,8 +246,6 @@ def focused_node_search(X, samples, features, labels, targets, sample_weight, n_
         X, samples, features, labels, targets, sample_weight, n_classes, criterion,
         min_samples_leaf, min_weight_leaf)
     offset, inv_scale = node_min_max_scaling(X, samples, features)
-    cuts = (proxies, thresholds, base, missing)
-    scaling = (offset, inv_scale)
     # the best univariate split: the first maximum (lowest feature on ties)
     u_best = np.argmax(proxies) if proxies.shape[0] > 0 else 0
     has_univariate = proxies.shape[0] > 0 and math.isfinite(proxies[u_best])
@@ -265,7 +256,11 @@ def focused_node_search(X, samples, features, labels, targets, sample_weight, n_
     exhaustive = n_varying * (n_varying - 1) // 2 * n_directions
     focused = focused_work(n_varying, screen, n_anchors, n_coarse, n_refine, n_rounds)
     if exhaustive <= focused or n * exhaustive <= exhaustive_work:
-        return True, _no_candidates(0), 0, 0, cuts, scaling
+        cuts = np.empty((3, proxies.shape[0]))
+        cuts[0], cuts[1], cuts[2] = proxies, thresholds, missing
+        scaling = np.empty((2, offset.shape[0]))
+        scaling[0], scaling[1] = offset, inv_scale
+        return True, _no_candidates(0), 0, cuts, base, scaling
     pair_j, pair_k = screened_pairs(features, proxies, inv_scale, screen,
                                     min(n_anchors, n_varying))
     if pair_j.shape[0] == 0:
@@ -287,7 +282,7 @@ def focused_node_search(X, samples, features, labels, targets, sample_weight, n_
     # then the other refined candidates that beat the univariate split
     for c in ranked:
         if n_candidates and count >= n_candidates:
-            return False, out, count, pair_j.shape[0], cuts, scaling
+            return False, out[:count], pair_j.shape[0], np.zeros((0, 0)), 0.0, np.zeros((0, 0))
         if c != best_c and beats[c]:
             _put_refined(out, count, found, c, pair_j, pair_k)
             count += 1
@@ -296,7 +291,7 @@ def focused_node_search(X, samples, features, labels, targets, sample_weight, n_
         _put_univariate(out, count, features[u_best], thresholds[u_best], u_objective,
                         missing[u_best])
         count += 1
-    return False, out, count, pair_j.shape[0], cuts, scaling
+    return False, out[:count], pair_j.shape[0], np.zeros((0, 0)), 0.0, np.zeros((0, 0))
 
 
 @register
@@ -563,15 +558,17 @@ class AutoSplitter(Splitter):
             check_interrupt()
             n_features = features.shape[0]
             with threads_for_work(n * max(n_features, self._focused_work(n_features, screen))):
-                exhaustive, found, count, n_pairs, cuts, scaling = focused_node_search(
+                exhaustive, found, n_pairs, cuts, base, scaling = focused_node_search(
                     data.X, samples, features, data.labels, data.targets, data.sample_weight,
                     data.n_classes, data.criterion, data.min_samples_leaf,
                     data.min_weight_leaf, self.dir_a.size, self.exhaustive_work, screen,
                     self.n_anchors, self.n_coarse, self._coarse_bins(n), self.n_refine,
                     self.n_rounds, n_candidates)
             if not exhaustive:
-                return self._found_splits(found, count, n_pairs)
-            cuts, scaling = FeatureCuts(*cuts), NodeScaling(*scaling)
+                return self._found_splits(found, n_pairs)
+            # the exhaustive search is cheaper (a few varying features)
+            cuts = FeatureCuts(cuts[0], cuts[1], base, cuts[2] != 0.0)
+            scaling = NodeScaling(scaling[0], scaling[1])
         else:
             with threads_for_work(n * features.shape[0]):
                 cuts = univariate_cuts(data, samples, features)
@@ -594,23 +591,22 @@ class AutoSplitter(Splitter):
                                         scaling.inv_scale, n_candidates)
 
     @staticmethod
-    def _found_splits(found, count, n_pairs):
-        """The first ``count`` of :class:`FoundCandidates` ``found`` as splits (``None``: none)."""
-        first, second, weight, threshold, objective, missing_left, direction, angle = found
+    def _found_splits(found, n_pairs):
+        """The rows of ``found`` (:data:`CANDIDATE_COLUMNS`) as splits (``None``: no split)."""
         splits = []
-        for i in range(count):
-            j, k = int(first[i]), int(second[i])
-            if j < 0:
+        for first, second, weight, threshold, objective, missing_left, direction, angle in (
+                found.tolist()):
+            if first < 0:
                 splits.append(None)
-            elif k < 0:
-                splits.append(make_split([j, -1], [1.0, 0.0], threshold[i], objective[i],
-                                         missing_left=bool(missing_left[i]), kind="univariate"))
+            elif second < 0:
+                splits.append(make_split([int(first), -1], [1.0, 0.0], threshold, objective,
+                                         missing_left=missing_left != 0.0, kind="univariate"))
             else:
                 splits.append(make_split(
-                    [j, k], [1.0, weight[i]], threshold[i], objective[i],
-                    missing_left=bool(missing_left[i]), kind="bivariate",
-                    direction=int(direction[i]), n_pairs=int(n_pairs),
-                    angle=math.degrees(angle[i])))
+                    [int(first), int(second)], [1.0, weight], threshold, objective,
+                    missing_left=missing_left != 0.0, kind="bivariate",
+                    direction=int(direction), n_pairs=int(n_pairs),
+                    angle=math.degrees(angle)))
         return splits
 
     @staticmethod
