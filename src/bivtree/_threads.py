@@ -32,6 +32,7 @@ every node, every chunk of a large node's search, see :func:`work_chunks`),
 within about a second.
 """
 
+import ctypes
 import os
 import signal
 import threading
@@ -70,8 +71,25 @@ def start_threads():
         # numba.get_num_threads() takes two locks first, to launch the layer once; at
         # every node of a fit that is most of its cost, and under the GIL a chance for
         # the fit's other threads to take over. Launched, the count can be read directly.
-        _read_num_threads = getattr(numba_parallel, "_get_num_threads",
-                                    numba.get_num_threads)
+        _read_num_threads = _holding_the_gil(
+            getattr(numba_parallel, "_get_num_threads", None)) or numba.get_num_threads
+
+
+def _holding_the_gil(function):
+    """``function`` (a ctypes C function without arguments returning an int) called without
+    releasing the GIL, or None.
+
+    ctypes releases the GIL around every call of a C function; a fit reads its
+    thread count at every node, and each release lets another growing thread
+    take the GIL, which this one then waits to get back.
+    """
+    if function is None:
+        return None
+    try:
+        address = ctypes.cast(function, ctypes.c_void_p).value
+    except (TypeError, ctypes.ArgumentError):  # pragma: no cover - not a ctypes function
+        return None
+    return ctypes.PYFUNCTYPE(ctypes.c_int)(address)
 
 
 def kernel_threads():
