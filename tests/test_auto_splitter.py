@@ -70,15 +70,28 @@ def test_two_features_are_searched_exhaustively_as_orientations(estimator):
     assert _tree_json(auto) == _tree_json(orientations)
 
 
-@pytest.mark.parametrize("criterion", ["gini", "entropy"])
-def test_exhaustive_budget_gives_the_orientations_tree(criterion):
+@pytest.mark.parametrize(("criterion", "budget"), [("gini", 10**12), ("entropy", 10**12),
+                                                   ("gini", 10**19)])
+def test_exhaustive_budget_gives_the_orientations_tree(criterion, budget):
+    # (a budget beyond int64 too: the compiled search's integers must not overflow)
     X, y = _data(300, 6, 1)
     auto = BivariateTreeClassifier(criterion=criterion, n_orientations=12,
-                                   splitter_options={"exhaustive_work": 10**12,
+                                   splitter_options={"exhaustive_work": budget,
                                                      "lookahead_samples": 0}).fit(X, y)
     orientations = BivariateTreeClassifier(splitter="orientations", criterion=criterion,
                                            n_orientations=12).fit(X, y)
     assert _tree_json(auto) == _tree_json(orientations)
+
+
+def test_options_beyond_int64_give_the_trees_of_their_effective_values():
+    # more anchors than features is every feature; counts beyond 64-bit integers go
+    # through the Python steps instead of the compiled search
+    X, y = _data(200, 5, 2)
+    anchored = BivariateTreeClassifier(splitter_options={"n_anchors": 10**19}).fit(X, y)
+    every = BivariateTreeClassifier(splitter_options={"n_anchors": 5}).fit(X, y)
+    assert _tree_json(anchored) == _tree_json(every)
+    rounds = BivariateTreeClassifier(max_depth=2, splitter_options={"n_rounds": 2**63}).fit(X, y)
+    assert rounds.tree_.node_count >= 1
 
 
 def test_auto_is_the_default():

@@ -100,6 +100,10 @@ LOOKAHEAD_SAMPLES = 64
 #: nodes of fewer samples are counted again rather than remembered (cheap, and most nodes)
 _CACHED_NODE_SIZE = 8
 
+#: the largest int64, and a bound under which the compiled search's products of counts stay
+_INT64_MAX = 2**63 - 1
+_INT64_LIMIT = 2**62
+
 
 def spread_rows(samples, size):
     """``size`` of ``samples`` evenly spread over them (all when there are no more)."""
@@ -414,6 +418,15 @@ class AutoSplitter(Splitter):
         return focused_work(n_varying, m, self.n_anchors, self.n_coarse, self.n_refine,
                             self.n_rounds)
 
+    def _counts_fit_int64(self, work, n, n_features):
+        """Whether the compiled search's 64-bit integers hold this node's counts exactly.
+
+        ``work``: the focused search's sample scans at the node. Options can be
+        any Python int; the Python steps handle the others.
+        """
+        return (work < _INT64_LIMIT and n * n_features * n_features * self.dir_a.size < _INT64_LIMIT
+                and max(self.n_coarse, self.n_refine, self.n_rounds) < _INT64_LIMIT)
+
     def _coarse_bins(self, n):
         """Bins of the coarse phase's histogram scans on ``n`` rows (0: exact scans).
 
@@ -552,18 +565,20 @@ class AutoSplitter(Splitter):
         parts, so that Ctrl-C stops the fit soon and its directions are chosen on
         a spread of its samples.
         """
-        n = samples.shape[0]
+        n, n_features = samples.shape[0], features.shape[0]
         screen = self._screen_size(n)
-        if n <= self.max_scan_samples and n * features.shape[0] <= CHUNK_WORK:
+        work = n * self._focused_work(n_features, screen)
+        if (n <= self.max_scan_samples and n * n_features <= CHUNK_WORK
+                and self._counts_fit_int64(work, n, n_features)):
             check_interrupt()
-            n_features = features.shape[0]
-            with threads_for_work(n * max(n_features, self._focused_work(n_features, screen))):
+            with threads_for_work(max(n * n_features, work)):
                 exhaustive, found, n_pairs, cuts, base, scaling = focused_node_search(
                     data.X, samples, features, data.labels, data.targets, data.sample_weight,
                     data.n_classes, data.criterion, data.min_samples_leaf,
-                    data.min_weight_leaf, self.dir_a.size, self.exhaustive_work, screen,
-                    self.n_anchors, self.n_coarse, self._coarse_bins(n), self.n_refine,
-                    self.n_rounds, n_candidates)
+                    data.min_weight_leaf, self.dir_a.size,
+                    min(self.exhaustive_work, _INT64_MAX), screen,
+                    min(self.n_anchors, n_features), self.n_coarse, self._coarse_bins(n),
+                    self.n_refine, self.n_rounds, n_candidates)
             if not exhaustive:
                 return self._found_splits(found, n_pairs)
             # the exhaustive search is cheaper (a few varying features)
