@@ -42,65 +42,93 @@ from .tree import MASK_DTYPE, Tree, default_missing_left
 
 
 class _NodeList:
-    """Growing node arrays (lists), turned into a :class:`Tree` at the end."""
+    """Growing node arrays (one Python list per field), turned into a :class:`Tree` at the end.
+
+    Lists per field rather than a record per node: the tree is assembled from
+    whole lists at once, on one thread after the parallel growth.
+    """
 
     def __init__(self, n_slots):
         self.n_slots = n_slots
-        self.rows = []
+        self.left, self.right, self.split, self.missing_left = [], [], [], []
+        self.impurity, self.n, self.w, self.value = [], [], [], []
+
+    def __len__(self):
+        return len(self.left)
 
     def add(self, parent, is_left, n_samples, summary):
         value, weight, impurity = summary
-        node = len(self.rows)
-        self.rows.append({"left": TREE_LEAF, "right": TREE_LEAF, "split": None,
-                          "impurity": impurity, "n": n_samples, "w": weight, "value": value,
-                          "missing_left": False})
+        node = len(self.left)
+        self.left.append(TREE_LEAF)
+        self.right.append(TREE_LEAF)
+        self.split.append(None)
+        self.missing_left.append(False)
+        self.impurity.append(impurity)
+        self.n.append(n_samples)
+        self.w.append(weight)
+        self.value.append(value)
         if parent >= 0:
-            self.rows[parent]["left" if is_left else "right"] = node
+            (self.left if is_left else self.right)[parent] = node
         return node
 
-    def append_subtree(self, parent, is_left, subtree):
-        """Move ``subtree``'s rows (a list in preorder, root first) here, ids shifted.
+    def set_split(self, node, split, missing_left):
+        """Make ``node`` a decision node testing ``split`` (children added after)."""
+        self.split[node] = split
+        self.missing_left[node] = missing_left
 
-        ``subtree`` is left empty (its rows are not copied: a large tree has
-        hundreds of thousands). Returns the id of its root.
+    def append_subtree(self, parent, is_left, subtree):
+        """Move ``subtree``'s nodes (in preorder, root first) here, ids shifted.
+
+        ``subtree`` is left empty. Returns the id of its root.
         """
-        offset = len(self.rows)
-        for row in subtree.rows:
-            for side in ("left", "right"):
-                if row[side] != TREE_LEAF:
-                    row[side] += offset
-        self.rows.extend(subtree.rows)
-        subtree.rows = []
+        offset = len(self.left)
+        self.left.extend([c if c == TREE_LEAF else c + offset for c in subtree.left])
+        self.right.extend([c if c == TREE_LEAF else c + offset for c in subtree.right])
+        for name in ("split", "missing_left", "impurity", "n", "w", "value"):
+            getattr(self, name).extend(getattr(subtree, name))
+        subtree.__init__(subtree.n_slots)
         if parent >= 0:
-            self.rows[parent]["left" if is_left else "right"] = offset
+            (self.left if is_left else self.right)[parent] = offset
         return offset
+
+    def split_info(self):
+        """Each node's ``Split.info`` (``None`` for a leaf)."""
+        return [split.info if split is not None and left != TREE_LEAF else None
+                for split, left in zip(self.split, self.left)]
 
     def to_tree(self, n_features, learned_missing=False):
         """The :class:`Tree`; with ``learned_missing`` (the data had NaN) the missing sides
         growth decided are stored, else the tree takes the default rule, which
         gives the same sides."""
-        n, k = len(self.rows), self.n_slots
+        n, k = len(self.left), self.n_slots
         features = np.full((n, k), NO_FEATURE, dtype=ITYPE)
         weights = np.zeros((n, k))
         threshold = np.full(n, TREE_UNDEFINED)
         category_mask = np.zeros((n, k), dtype=MASK_DTYPE)
         missing_left = np.zeros(n, dtype=bool)
+        left = np.array(self.left, dtype=ITYPE)
         # whole arrays at once (a tree of 10^6 rows has 10^5 nodes, and this runs on one
         # thread after the parallel growth)
-        decision = [i for i, row in enumerate(self.rows)
-                    if row["split"] is not None and row["left"] != TREE_LEAF]
-        splits = [self.rows[i]["split"] for i in decision]
+        decision = [i for i, (split, child) in enumerate(zip(self.split, self.left))
+                    if split is not None and child != TREE_LEAF]
+        splits = [self.split[i] for i in decision]
         if splits:
             # a split may list unused slots beyond the tree's (a univariate one: [f, -1])
             width = max(k, max(split.features.shape[0] for split in splits))
-            split_features = np.full((len(splits), width), NO_FEATURE, dtype=ITYPE)
-            split_weights = np.zeros((len(splits), width))
-            split_masks = np.zeros((len(splits), width), dtype=MASK_DTYPE)
-            for r, split in enumerate(splits):
-                m = split.features.shape[0]
-                split_features[r, :m] = split.features
-                split_weights[r, :m] = split.weights
-                split_masks[r, :m] = split.category_mask
+            if all(split.features.shape[0] == width for split in splits):
+                split_features = np.array([split.features for split in splits], dtype=ITYPE)
+                split_weights = np.array([split.weights for split in splits])
+                split_masks = np.array([split.category_mask for split in splits],
+                                       dtype=MASK_DTYPE)
+            else:
+                split_features = np.full((len(splits), width), NO_FEATURE, dtype=ITYPE)
+                split_weights = np.zeros((len(splits), width))
+                split_masks = np.zeros((len(splits), width), dtype=MASK_DTYPE)
+                for r, split in enumerate(splits):
+                    m = split.features.shape[0]
+                    split_features[r, :m] = split.features
+                    split_weights[r, :m] = split.weights
+                    split_masks[r, :m] = split.category_mask
             # used slots first, in their order (a stable sort of "unused"), then the tree's k
             slots = np.argsort(split_features < 0, axis=1, kind="stable")[:, :k]
             used_features = np.take_along_axis(split_features, slots, axis=1)
@@ -110,12 +138,11 @@ class _NodeList:
             threshold[decision] = [split.threshold for split in splits]
             category_mask[decision] = np.where(used_features >= 0,
                                                np.take_along_axis(split_masks, slots, axis=1), 0)
-            missing_left[decision] = [self.rows[i]["missing_left"] for i in decision]
+            missing_left[decision] = np.array(self.missing_left, dtype=bool)[decision]
         return Tree(
-            [r["left"] for r in self.rows], [r["right"] for r in self.rows], features, weights,
-            threshold, [r["impurity"] for r in self.rows], [r["n"] for r in self.rows],
-            [r["w"] for r in self.rows], np.array([r["value"] for r in self.rows]), n_features,
-            category_mask, missing_left if learned_missing else None)
+            left, self.right, features, weights, threshold, self.impurity, self.n, self.w,
+            np.concatenate(self.value).reshape(n, -1), n_features, category_mask,
+            missing_left if learned_missing else None)
 
 
 #: a subtree grown on its own thread has at least this many samples at its root; smaller
@@ -222,8 +249,8 @@ class TreeGrower:
         return split, mid, left, right, improvement, missing_left
 
     def _progress(self, nodes, t0, force=False):
-        if self.verbose and (force or len(nodes.rows) % 100 == 0):
-            print(f"[bivtree] {len(nodes.rows)} nodes, {time.perf_counter() - t0:.1f} s",
+        if self.verbose and (force or len(nodes) % 100 == 0):
+            print(f"[bivtree] {len(nodes)} nodes, {time.perf_counter() - t0:.1f} s",
                   flush=True)
 
     # --------------------------------------------------------------------- grow
@@ -245,8 +272,7 @@ class TreeGrower:
                                    root[1], t0)
         self._progress(nodes, t0, force=True)
         # what the splitter reported about each decision node's search
-        self.split_info = [row["split"].info if row["split"] is not None
-                           and row["left"] != TREE_LEAF else None for row in nodes.rows]
+        self.split_info = nodes.split_info()
         return nodes.to_tree(data.n_features, data.has_missing)
 
     def _grow_depth_first(self, data, samples, nodes, top, w_root, t0, abort=None):
@@ -269,8 +295,7 @@ class TreeGrower:
             if result is None:
                 continue
             split, mid, left, right, _, missing_left = result
-            nodes.rows[node]["split"] = split
-            nodes.rows[node]["missing_left"] = missing_left
+            nodes.set_split(node, split, missing_left)
             # right pushed first so the left subtree is numbered first (preorder)
             stack.append((mid, end, depth + 1, node, False, right))
             stack.append((start, mid, depth + 1, node, True, left))
@@ -301,8 +326,7 @@ class TreeGrower:
                 continue
             index = nodes.add(parent, is_left, node.end - node.start, node.summary)
             if node.children is not None:
-                nodes.rows[index]["split"] = node.split
-                nodes.rows[index]["missing_left"] = node.missing_left
+                nodes.set_split(index, node.split, node.missing_left)
                 stack.append((node.children[1], index, False))
                 stack.append((node.children[0], index, True))
 
@@ -408,7 +432,7 @@ class TreeGrower:
                 done = len(grown)
                 if self.verbose and done > reported:
                     reported = done
-                    n_nodes = sum(len(g.rows) for g in list(grown))
+                    n_nodes = sum(len(g) for g in list(grown))
                     print(f"[bivtree] {n_nodes} nodes in {done} subtrees, "
                           f"{time.perf_counter() - t0:.1f} s", flush=True)
 
@@ -435,8 +459,7 @@ class TreeGrower:
             if result is None or max_split_nodes <= 0:
                 continue
             split, mid, left, right, _, missing_left = result
-            nodes.rows[node]["split"] = split
-            nodes.rows[node]["missing_left"] = missing_left
+            nodes.set_split(node, split, missing_left)
             max_split_nodes -= 1
             add(start, mid, depth + 1, node, True, left)
             add(mid, end, depth + 1, node, False, right)
