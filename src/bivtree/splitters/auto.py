@@ -179,6 +179,7 @@ def _no_candidates(size):
 
 @njit(**NUMBA_OPTS)
 def _put_univariate(out, i, feature, threshold, objective, missing_left):
+    """Row ``i`` of ``out``: the univariate split ``x_feature <= threshold``."""
     out[i, _FIRST] = feature
     out[i, _THRESHOLD] = threshold
     out[i, _OBJECTIVE] = objective
@@ -187,6 +188,7 @@ def _put_univariate(out, i, feature, threshold, objective, missing_left):
 
 @njit(**NUMBA_OPTS)
 def _put_refined(out, i, found, c, pair_j, pair_k):
+    """Row ``i`` of ``out``: refined candidate ``c`` of ``found`` (its stored rule)."""
     q = found.pairs[c]
     out[i, _FIRST] = pair_j[q]
     out[i, _SECOND] = pair_k[q]
