@@ -115,20 +115,14 @@ class _NodeList:
         if splits:
             # a split may list unused slots beyond the tree's (a univariate one: [f, -1])
             width = max(k, max(split.features.shape[0] for split in splits))
-            if all(split.features.shape[0] == width for split in splits):
-                split_features = np.array([split.features for split in splits], dtype=ITYPE)
-                split_weights = np.array([split.weights for split in splits])
-                split_masks = np.array([split.category_mask for split in splits],
-                                       dtype=MASK_DTYPE)
-            else:
-                split_features = np.full((len(splits), width), NO_FEATURE, dtype=ITYPE)
-                split_weights = np.zeros((len(splits), width))
-                split_masks = np.zeros((len(splits), width), dtype=MASK_DTYPE)
-                for r, split in enumerate(splits):
-                    m = split.features.shape[0]
-                    split_features[r, :m] = split.features
-                    split_weights[r, :m] = split.weights
-                    split_masks[r, :m] = split.category_mask
+            split_features = np.full((len(splits), width), NO_FEATURE, dtype=ITYPE)
+            split_weights = np.zeros((len(splits), width))
+            split_masks = np.zeros((len(splits), width), dtype=MASK_DTYPE)
+            for r, split in enumerate(splits):
+                m = split.features.shape[0]
+                split_features[r, :m] = split.features
+                split_weights[r, :m] = split.weights
+                split_masks[r, :m] = split.category_mask
             # used slots first, in their order (a stable sort of "unused"), then the tree's k
             slots = np.argsort(split_features < 0, axis=1, kind="stable")[:, :k]
             used_features = np.take_along_axis(split_features, slots, axis=1)
