@@ -452,6 +452,41 @@ def test_sparse_input_too_large_for_memory_says_so(monkeypatch):
         BivariateTreeClassifier().fit(X, np.arange(100) % 2)
 
 
+@pytest.mark.parametrize("value", [(0, "a"), [0], {"k": 1}, {1, 2}, np.array([1.0, 2.0])],
+                         ids=["tuple", "list", "dict", "set", "array"])
+def test_a_category_that_is_not_one_scalar_is_refused_by_name(value):
+    """A tuple would make ``categories_`` 2-D (and predict fail on the training rows); a
+    list or a dict cannot be hashed: each is a ValueError at fit naming the column."""
+    column = pd.Series([value if i % 3 == 0 else "plain" for i in range(30)], dtype=object)
+    X = pd.DataFrame({"u": np.linspace(-1.0, 1.0, 30), "d": column})
+    y = np.array([0, 1] * 15)
+    with pytest.raises(ValueError, match=r"categorical column 1 \('d'\) holds the "):
+        BivariateTreeClassifier(max_depth=2).fit(X, y)
+
+
+def test_an_unhashable_value_at_predict_is_an_unseen_category():
+    X = pd.DataFrame({"u": np.linspace(-1.0, 1.0, 30),
+                      "d": pd.Series(["p", "q", "r"] * 10, dtype=object)})
+    y = (X["d"] == "p").astype(int)
+    est = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    new = X.head(3).copy()
+    new["d"] = pd.Series([["p"], "p", None], dtype=object)
+    missing = new.copy()
+    missing["d"] = pd.Series([None, "p", None], dtype=object)
+    np.testing.assert_array_equal(est.predict(new), est.predict(missing))
+
+
+def test_column_names_of_mixed_types_are_a_value_error():
+    """scikit-learn raises a TypeError for them; bivtree's bad input is a ValueError."""
+    X = pd.DataFrame({0: np.linspace(-1.0, 1.0, 20), "v": np.arange(20.0)})
+    y = np.array([0, 1] * 10)
+    with pytest.raises(ValueError, match=r"column names of mixed types \(int, str\)"):
+        BivariateTreeClassifier(max_depth=2).fit(X, y)
+    est = BivariateTreeClassifier(max_depth=2).fit(X.set_axis(["a", "v"], axis=1), y)
+    with pytest.raises(ValueError, match=r"column names of mixed types"):
+        est.predict(X)
+
+
 def test_mixed_dtype_frames_keep_their_names():
     frame, y = categorical_fit_data(5, n=60)
     frame = frame.assign(flag=frame["a"] > 0, count=np.arange(60, dtype=np.int32))

@@ -286,3 +286,26 @@ def test_a_tao_state_pickled_without_missing_sides_loads_with_none_read():
     np.testing.assert_array_equal(copy._tao_state.missing_left, False)
     ref = TAOTreeClassifier(max_depth=2, warm_start=True).fit(X, y)
     assert copy.fit(X, y).tree_ == ref.fit(X, y).tree_
+
+
+def test_the_robustness_page_says_what_every_search_does_with_missing_values():
+    """docs/robustness.md once listed "lda" and TAO as refusing NaN while both take it:
+    the page may name no search as refusing missing values that accepts them."""
+    import pathlib
+    import re
+
+    from bivtree.splitters import SPLITTERS
+
+    page = pathlib.Path(__file__).parents[1] / "docs" / "robustness.md"
+    text = " ".join(page.read_text(encoding="utf-8").split()).replace("`", "")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[::5, 1] = np.nan
+    accepting = [name for name, cls in SPLITTERS.items() if cls.supports_missing]
+    BivariateTreeClassifier(splitter="lda", max_depth=2).fit(X, y)
+    TAOTreeClassifier(max_depth=2).fit(X, y)
+    assert "lda" in accepting
+    refusal = re.search(r"do not (handle|accept) missing values \(([^)]*)\)", text)
+    named = set() if refusal is None else set(re.findall(r"[\w]+", refusal[2]))
+    assert not named & (set(accepting) | {"TAO"}), refusal[0]

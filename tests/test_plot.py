@@ -810,3 +810,48 @@ def test_a_categorical_node_draws_its_missing_values_as_the_last_bar():
     row = X[np.isnan(X[:, 0])][0]
     ax = plot_split(estimator, 0, X, y, highlight=row)
     assert highlight_marker(ax).get_offsets()[0].tolist() == [3.0, heights[3]]
+
+
+def test_a_large_tree_is_drawn_to_a_sane_depth_with_a_warning():
+    """Without max_depth the picture ends in at most MAX_DRAWN_BOXES boxes (as the command
+    line's), and says so; a max_depth of the user's own is drawn as asked, silently."""
+    import warnings
+
+    from bivtree.plot import MAX_DRAWN_BOXES, drawable_depth
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = rng.integers(0, 2, 400)  # noise: a tree of many leaves
+    clf = BivariateTreeClassifier(splitter="univariate").fit(X, y)
+    depth = drawable_depth(clf.tree_)
+    assert clf.get_n_leaves() > 4 * MAX_DRAWN_BOXES and depth < clf.tree_.max_depth
+    with pytest.warns(UserWarning, match=rf"draws depth 0 to {depth} of .* max_depth"):
+        ax = plot_tree(clf)
+    drawn = {t.get_text() for t in ax.texts}
+    assert any("..." in text for text in drawn)
+    width, height = ax.figure.get_size_inches()
+    assert width < 60 and height < 60
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot_tree(clf, max_depth=1)
+
+
+def test_a_test_sending_known_values_left_draws_without_known_values():
+    """A split "every known value left, every missing one right" (threshold: the largest
+    double) at a node whose drawn rows all miss its feature: finite axes, a page and a
+    picture, not an error about infinite limits."""
+    from bivtree import export_html
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = rng.integers(0, 2, 200)
+    X[y == 1, 0] = np.nan  # missingness of x0 is the signal
+    clf = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    assert clf.tree_.threshold[0] == np.finfo(np.float64).max
+    rows, labels = X[y == 1], y[y == 1]
+    assert "bivtree-data" in export_html(clf, rows, labels)
+    ax = plot_tree(clf, rows, labels)
+    ax.figure.savefig(io.BytesIO())
+    for child in ax.figure.axes:
+        assert np.all(np.isfinite(child.get_xlim())) and np.all(np.isfinite(child.get_ylim()))
+    plot_split(clf, 0, rows, labels).figure.savefig(io.BytesIO())

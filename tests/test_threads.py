@@ -202,7 +202,7 @@ def test_ctrl_c_handed_over_as_the_fit_installs_its_handler_is_not_lost(monkeypa
         return previous
 
     monkeypatch.setattr(_threads.signal, "signal", install_then_deliver)
-    with pytest.raises(KeyboardInterrupt), _threads._deferred_sigint():
+    with pytest.raises(KeyboardInterrupt), _threads.deferred_sigint():
         pass
 
 
@@ -305,3 +305,50 @@ def test_subtree_threads_rest_while_other_fits_hold_the_cores(monkeypatch):
     crowded = BivariateTreeClassifier(n_jobs=2).fit(X, y)
     assert threads == {"MainThread", "bivtree-grow_0"}
     assert crowded.tree_.to_dict() == alone.tree_.to_dict()
+
+
+def _kernel_receiving_sigint(kernel, finished):
+    """``kernel`` that gets SIGINT while it runs, as a compiled call would, then finishes."""
+
+    def wrapped(*args):
+        os.kill(os.getpid(), signal.SIGINT)
+        # a handler that raised now would stop the call half-way, as it would stop numba
+        # building a kernel's result tuple (a crash in compiled code)
+        for _ in range(1000):
+            pass
+        result = kernel(*args)
+        finished.append(True)
+        return result
+
+    return wrapped
+
+
+@pytest.mark.parametrize("view", ["apply", "decision_path", "plot"])
+def test_ctrl_c_outside_a_fit_is_raised_after_the_compiled_call(monkeypatch, view):
+    """Pictures, explanations and predictions call kernels outside any fit: there too
+    SIGINT only raises ``KeyboardInterrupt`` once the compiled call has returned."""
+    from bivtree import plot, tree
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    est = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    finished = []
+    if view == "apply":
+        monkeypatch.setattr(tree, "apply_rows", _kernel_receiving_sigint(tree.apply_rows,
+                                                                         finished))
+        call = lambda: est.tree_.apply(X)
+    elif view == "decision_path":
+        monkeypatch.setattr(tree, "decision_path_rows", _kernel_receiving_sigint(
+            tree.decision_path_rows, finished))
+        call = lambda: est.tree_.decision_path(X)
+    else:
+        from bivtree.splitters import univariate
+
+        pytest.importorskip("matplotlib")
+        monkeypatch.setattr(univariate, "univariate_search", _kernel_receiving_sigint(
+            univariate.univariate_search, finished))
+        call = lambda: plot._best_second(est, plot._Data(est, X, y), 0, 0)
+    with sigint_handler(signal.default_int_handler), pytest.raises(KeyboardInterrupt):
+        call()
+    assert finished == [True]

@@ -49,6 +49,7 @@ __all__ = [
     "INFREQUENT_LABEL",
     "MAX_CODES",
     "category_labels",
+    "check_column_names",
     "code_values",
     "densify",
     "encode_fit",
@@ -96,6 +97,23 @@ def _is_text_or_category(dtype):
 
     return (isinstance(dtype, CategoricalDtype) or is_object_dtype(dtype)
             or is_string_dtype(dtype))
+
+
+def check_column_names(X):
+    """Refuse a DataFrame whose column names mix strings with other types.
+
+    scikit-learn keeps the names of a frame whose names are all strings and
+    ignores names that are all non-strings; a mix is ambiguous (is ``0`` the
+    first column or the one named ``0``?) and scikit-learn raises a TypeError
+    for it. This says so as a ValueError, before that check runs.
+    """
+    if not _is_frame(X):
+        return
+    kinds = {type(c).__name__ for c in X.columns}
+    if len(kinds) > 1 and any(isinstance(c, str) for c in X.columns):
+        raise ValueError(
+            f"X has column names of mixed types ({', '.join(sorted(kinds))}); name every "
+            "column with a string, e.g. X.columns = X.columns.astype(str)")
 
 
 def _column_names(X):
@@ -150,8 +168,30 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _check_category_value(value, name):
+    """Refuse a category value that is not one hashable scalar (a tuple, a list, an array).
+
+    A category is compared by equality and looked up by hash, and ``categories_``
+    is a 1-D object array: a tuple would make it 2-D (numpy reads it as a row),
+    and a list or a dict cannot be hashed.
+    """
+    if isinstance(value, (tuple, list, dict, set, frozenset, np.ndarray)) or np.ndim(value):
+        raise ValueError(f"categorical {name} holds the value {value!r} of type "
+                         f"{type(value).__name__}; a category must be one scalar value (a "
+                         "string, number, boolean, date...): convert the column, e.g. "
+                         "df[col].astype(str)")
+    try:
+        hash(value)
+    except TypeError:
+        raise ValueError(f"categorical {name} holds the unhashable value {value!r} of type "
+                         f"{type(value).__name__}; a category must be one scalar value: "
+                         "convert the column, e.g. df[col].astype(str)") from None
+
+
 def _sorted_categories(values, dtype, name):
     """Distinct non-missing values: in the order of a ``category`` dtype, else sorted."""
+    for v in values:
+        _check_category_value(_plain(v), name)
     present = {_plain(v) for v in values}
     order = getattr(dtype, "categories", None)
     if order is not None:
@@ -222,7 +262,10 @@ def _codes(values, missing, lookup):
     for i, v in enumerate(values):
         if missing[i]:
             continue
-        code = lookup.get(_plain(v))
+        try:
+            code = lookup.get(_plain(v))
+        except TypeError:  # unhashable (a list): no category of the fit equals it
+            code = None
         if code is None:
             unseen.append(v)
         else:
@@ -259,6 +302,7 @@ def encode_fit(estimator, X):
         categorical columns hold float codes (NaN: missing).
     """
     X = densify(X)
+    check_column_names(X)
     estimator.is_categorical_ = None
     estimator.categories_ = None
     estimator.infrequent_categories_ = None

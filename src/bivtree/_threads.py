@@ -164,7 +164,7 @@ def numba_threads(n_jobs):
     previous = numba.get_num_threads()
     numba.set_num_threads(granted)
     try:
-        with _deferred_sigint():
+        with deferred_sigint():
             yield granted
     finally:
         numba.set_num_threads(previous)
@@ -245,11 +245,14 @@ _sigint = _SigintFlag()
 
 
 @contextmanager
-def _deferred_sigint():
+def deferred_sigint():
     """Record SIGINT instead of raising it, in the main thread; nested uses share one handler.
 
     On leaving, the previous handler is back and a Ctrl-C recorded but not yet
-    raised is raised.
+    raised is raised. Besides the fits (:func:`numba_threads`), every call of a
+    compiled kernel outside a fit runs inside it: the tree's traversals
+    (``Tree.apply``, ``Tree.decision_path``) and the pictures' searches, so Ctrl-C
+    while drawing or explaining raises ``KeyboardInterrupt`` and never crashes.
     """
     if threading.current_thread() is not threading.main_thread():
         yield  # only the main thread runs Python's signal handlers

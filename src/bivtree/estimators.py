@@ -25,7 +25,7 @@ from sklearn.utils.validation import (
 
 from ._compile_notice import notice_once
 from ._config import CLASSIFICATION_CRITERIA, DTYPE, ITYPE, LTYPE, REGRESSION_CRITERIA
-from ._tabular import MAX_CODES, encode_fit, encode_predict
+from ._tabular import MAX_CODES, check_column_names, encode_fit, encode_predict
 from ._threads import numba_threads
 from ._validation import (
     InstanceOf,
@@ -380,6 +380,7 @@ class FittedTreeMixin:
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "tree_")
+        check_column_names(X)
         if hasattr(X, "columns") and hasattr(self, "feature_names_in_"):
             # the columns by name first: the categorical ones are found by position, so a
             # frame with other, extra or reordered columns would be misread before

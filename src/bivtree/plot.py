@@ -30,11 +30,13 @@ an optional dependency, imported only inside these functions.
 """
 
 import re
+import warnings
 
 import numpy as np
 
 from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
 from ._kernels.scan import ALL_KNOWN_LEFT
+from ._threads import deferred_sigint
 from .estimators import tree_estimator
 from .explain import one_sample
 from .formatting import (
@@ -66,6 +68,9 @@ _STUB_SPACE = 0.5      # below a wrapped tree, for edges that continue in the ne
 _HEADER = 0.62         # above the tree, for the class legend or colour bar
 _MARGIN = 0.15
 _BOX_PAD = 0.35        # padding of text boxes, in font sizes
+# a centre of a node's test beyond this is no place to draw (the line of a test that
+# sends every known value one way, or an overflowing ratio): the plot centres on 0
+_LARGEST_CENTRE = 1e300
 _BOX_SPACING = 1.15    # line spacing in text boxes
 _RULE_SPACING = 1.1    # line spacing of the rule under a plot
 #: plot_tree wraps a tall tree into columns to get close to this width : height ratio.
@@ -252,14 +257,15 @@ def _best_second(estimator, data, node, feature):
             n_classes=len(data.classes) if classifier else 1,
             criterion=estimator._criterion_code())
         samples = np.ascontiguousarray(rows, dtype=ITYPE)
-        split = best_univariate_split(split_data, samples, others)
-        if split is not None:
+        # compiled searches, as in a fit: Ctrl-C is raised after them, never inside
+        with deferred_sigint():
+            split = best_univariate_split(split_data, samples, others)
             # a feature whose best split removes no impurity is no more useful than any other
             _, weight, node_impurity = summarize_samples(
                 samples, split_data.labels, split_data.targets, split_data.sample_weight,
                 split_data.n_classes, split_data.criterion)
-            if split.objective < weight * node_impurity * (1.0 - 1e-9):
-                return int(split.features[0])
+        if split is not None and split.objective < weight * node_impurity * (1.0 - 1e-9):
+            return int(split.features[0])
     importances = np.asarray(getattr(estimator, "feature_importances_", np.zeros(n_features)))
     if importances[others].max(initial=0.0) <= 0.0:
         return int(others[0])
@@ -609,16 +615,21 @@ def _line_in_box(a, b, t, box):
 
 
 def _span(values, fallback):
+    """Axis limits around the finite ``values`` (``fallback`` when there are none), padded.
+
+    The padding is halved until the limits are finite, so values near the largest
+    double still give finite axis limits (matplotlib and JSON refuse infinite ones).
+    """
     values = values[np.isfinite(values)]  # missing values are drawn beside the plot
     if values.size:
         lo, hi = float(values.min()), float(values.max())
     else:
         lo, hi = fallback
-    if not hi > lo:
-        pad = max(abs(lo) * 0.05, 0.5)
-        return lo - pad, hi + pad
-    pad = 0.06 * (hi - lo)
-    return lo - pad, hi + pad
+    with np.errstate(over="ignore"):
+        pad = max(abs(lo) * 0.05, 0.5) if not hi > lo else 0.06 * (np.float64(hi) - lo)
+        while pad > 0 and not (np.isfinite(lo - pad) and np.isfinite(hi + pad)):
+            pad = pad / 2.0 if np.isfinite(pad) else np.finfo(np.float64).max / 16
+    return float(lo - pad), float(hi + pad)
 
 
 def _box(view, data):
@@ -626,8 +637,11 @@ def _box(view, data):
     if isinstance(view, _IndicatorView):
         return view.box()
     n_classes = len(data.classes) if data.classes is not None else 0
-    # a node no sample reaches still shows its line
-    centre = view.t / view.a if view.a else view.t
+    # a node no sample with known values reaches still shows its line; a test that sends
+    # every known value one way (threshold ALL_KNOWN_LEFT) has no line, so no centre
+    centre = view.t / view.a if view.a and view.t < ALL_KNOWN_LEFT else 0.0
+    if not abs(centre) <= _LARGEST_CENTRE:
+        centre = 0.0
     u0, u1 = _span(view.u, (centre - 1.0, centre + 1.0))
     if view.strip:
         v0, v1 = (-0.6, n_classes - 0.4) if data.codes is not None else (-0.6, 0.6)
@@ -1457,8 +1471,13 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
         that every plot and label keeps a readable size.
     max_depth : int, default=None
         Draw nodes down to this depth; deeper subtrees appear as a "..." box.
-        ``None`` draws down to depth ``DEFAULT_MAX_DRAWN_DEPTH`` (40), so that a tree
-        thousands of levels deep is still drawn, its top levels only.
+        ``None`` draws the whole tree when its picture ends in at most
+        ``MAX_DRAWN_BOXES`` (32) boxes, and otherwise the deepest levels that keep
+        it so (:func:`drawable_depth`; a picture of a 900-leaf tree would be tens
+        of thousands of pixels wide), with a ``UserWarning`` saying how deep it
+        drew and how to choose: a ``max_depth`` of your own draws that deep
+        whatever the size, and :func:`~bivtree.export_html` shows every node on
+        a page that opens levels on demand.
     second_feature : "best", "strip", str or int, default="best"
         How a univariate node is drawn: against the other feature that best splits
         its samples ("best"), as a strip plot of its feature by class ("strip";
@@ -1510,6 +1529,15 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
     labels = resolve_class_labels(estimator, class_names)
     second = _check_second_feature(second_feature, names)
     _check_layout_options(columns, max_depth)
+    if max_depth is None:
+        max_depth = drawable_depth(estimator.tree_)
+        if max_depth < estimator.tree_.max_depth:
+            warnings.warn(
+                f"plot_tree draws depth 0 to {max_depth} of this tree's "
+                f"{estimator.tree_.max_depth} levels (deeper subtrees as '...' boxes), so "
+                f"that the picture ends in at most {MAX_DRAWN_BOXES} boxes; pass max_depth "
+                "to choose the depth, or use export_html for a page showing every node",
+                UserWarning, stacklevel=2)
     data = _Data(estimator, X, y)
     marked = None if highlight is None else _sample_row(estimator, highlight)
     picture = _TreePicture(estimator, data, names, labels,
