@@ -667,3 +667,232 @@ def test_a_numeric_column_with_placeholders_is_not_taken_for_categories(capsys, 
     model = BivariateTreeClassifier.load(tmp_path / "m.json")
     assert model.is_categorical_.tolist() == [False, False, True]
     assert model.categories_[2].size == 7 and model.infrequent_categories_[2].size == 73
+
+
+# --------------------------------------------------------------------------- categories of new data
+def _grades(tmp_path, name, grades):
+    """A table whose label follows a categorical ``grade`` column (``a`` for grade 1)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = len(grades)
+    first = [str(g) in ("1", "1.0", "01") for g in grades]
+    frame = pd.DataFrame({"grade": grades, "x": rng.normal(size=n).round(2),
+                          "y": np.where(first, "a", "b")})
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return path
+
+
+_GRADES = [1, 2, 3, 1, 2, 3, 3, 2, 1, 2, 1, 3, 2, 2, 1, 3, 1, 2, 3, 1]
+
+
+@pytest.mark.parametrize("train, new", [
+    # numbers at fit; one text cell makes pandas read the new column as text
+    (_GRADES, ["unknown"] + _GRADES[1:]),
+    # a text placeholder at fit (categories '1', '2', '3', 'unknown'); numbers in the new file
+    (["unknown"] + _GRADES[1:], [2] + _GRADES[1:]),
+    # floats at fit (an empty cell), text in the new file
+    ([None] + _GRADES[1:], ["unknown"] + _GRADES[1:]),
+    # text categories that read as numbers ('01'); the new file's column is read as numbers
+    (["x"] + [f"0{g}" for g in _GRADES[1:]], ["02"] + [f"0{g}" for g in _GRADES[1:]]),
+])
+def test_predict_reads_categories_as_the_types_seen_at_fit(capsys, tmp_path, train, new):
+    """pandas types a CSV column by all its cells: a row is predicted the same whether or
+    not another cell of its column made the column text (or numbers)."""
+    pd = pytest.importorskip("pandas")
+    train_path = _grades(tmp_path, "train.csv", train)
+    new_path = _grades(tmp_path, "new.csv", new)
+    model = tmp_path / "m.json"
+    assert main(["fit", str(train_path), "--target", "y", "--categorical", "grade",
+                 "--max-depth", "1", "--quiet", "-o", str(model)]) == 0
+    for path, out in ((train_path, "on_train.csv"), (new_path, "on_new.csv")):
+        assert main(["predict", str(model), str(path), "-o", str(tmp_path / out)]) == 0
+    on_train = pd.read_csv(tmp_path / "on_train.csv")["prediction"]
+    on_new = pd.read_csv(tmp_path / "on_new.csv")["prediction"]
+    labels = pd.read_csv(train_path)["y"]
+    assert on_train[1:].tolist() == labels[1:].tolist()  # the split is on the grade
+    assert on_new[1:].tolist() == on_train[1:].tolist()
+    err = capsys.readouterr().err
+    if new[0] == "unknown":  # not a category seen at fit: said, with its row
+        assert ("bivtree predict: warning: " in err and "column 'grade' has 1 cell(s) that "
+                "are not a category seen at fit (e.g. 'unknown' in row 1") in err, err
+    else:
+        assert "warning" not in err, err
+
+
+def test_unknown_categories_are_reported_with_examples(capsys, tmp_path):
+    train = _grades(tmp_path, "train.csv", _GRADES)
+    new = _grades(tmp_path, "new.csv", ["?", 2, "4", 1, "?", ""] + _GRADES[6:])
+    model = tmp_path / "m.json"
+    assert main(["fit", str(train), "--target", "y", "--categorical", "grade", "--quiet",
+                 "-o", str(model)]) == 0
+    assert main(["predict", str(model), str(new)]) == 0
+    captured = capsys.readouterr()
+    # an empty cell is a missing value, not an unknown category
+    assert (f"bivtree predict: warning: {new}: categorical column 'grade' has 3 cell(s) "
+            "that are not a category seen at fit (e.g. '?' in row 1, '4' in row 3, "
+            "counting data rows from 1; categories seen: 1, 2, 3); they are read as "
+            "missing values") in captured.err, captured.err
+    assert len(captured.out.splitlines()) == len(_GRADES) + 1  # every row predicted
+
+
+def test_an_unknown_category_is_an_error_without_missing_value_support(capsys, monkeypatch,
+                                                                       tmp_path):
+    from bivtree.splitters.hillclimb import HillClimbSplitter
+
+    monkeypatch.setattr(HillClimbSplitter, "supports_missing", False)
+    train = _grades(tmp_path, "train.csv", _GRADES)
+    new = _grades(tmp_path, "new.csv", ["unknown"] + _GRADES[1:])
+    model = tmp_path / "m.json"
+    assert main(["fit", str(train), "--target", "y", "--categorical", "grade", "--quiet",
+                 "--splitter", "hillclimb", "-o", str(model)]) == 0
+    assert main(["predict", str(model), str(new)]) == 1
+    captured = capsys.readouterr()
+    assert (f"bivtree predict: error: {new}: categorical column 'grade' has 1 cell(s) that "
+            "are not a category seen at fit (e.g. 'unknown' in row 1") in captured.err
+    assert "does not handle missing values" in captured.err and captured.out == ""
+
+
+def test_show_data_reads_categories_as_the_types_seen_at_fit(capsys, monkeypatch, tmp_path):
+    import bivtree.html_page
+
+    train = _grades(tmp_path, "train.csv", _GRADES)
+    new = _grades(tmp_path, "new.csv", ["unknown"] + _GRADES[1:])
+    model = tmp_path / "m.json"
+    assert main(["fit", str(train), "--target", "y", "--categorical", "grade", "--quiet",
+                 "-o", str(model)]) == 0
+    drawn = {}
+
+    def export_html(estimator, X, y, path, **kwargs):
+        drawn["codes"] = estimator._validate_X_predict(X)[:, 0]
+        open(path, "w").close()
+
+    monkeypatch.setattr(bivtree.html_page, "export_html", export_html)
+    assert main(["show", str(model), "--data", str(new), "--out",
+                 str(tmp_path / "tree.html")]) == 0
+    codes = drawn["codes"]
+    # the numbers read as text are the categories 1, 2, 3 (codes 0, 1, 2); 'unknown' is missing
+    assert np.isnan(codes[0])
+    assert codes[1:].tolist() == [g - 1 for g in _GRADES[1:]]
+    assert "bivtree show: warning: " in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- predict's columns
+@pytest.mark.parametrize("keep, proba", [("prediction", False), ("proba_sick", True),
+                                         ("proba_well", True)])
+def test_keep_refuses_a_column_named_like_an_output_column(capsys, tmp_path, table,
+                                                           model_file, keep, proba):
+    _path, frame = table
+    data = tmp_path / "new.csv"
+    frame.assign(**{keep: [f"ticket-{i}" for i in range(len(frame))]}).to_csv(data,
+                                                                               index=False)
+    argv = ["predict", str(model_file), str(data), "--keep", "id", keep] + (
+        ["--proba"] if proba else [])
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert f"bivtree predict: error: --keep: [{keep!r}] would be overwritten" in captured.err
+    assert captured.out == ""
+    # without the probabilities, proba_sick is just another column to copy
+    if proba:
+        assert main(argv[:-1]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0] == f"id,{keep},prediction" and ",ticket-0," in lines[1]
+
+
+# --------------------------------------------------------------------------- CSV injection
+_FORMULA = "=cmd|' /C calc'!A0"
+
+
+@pytest.fixture
+def formula_table(tmp_path):
+    """Class labels and a kept text column that a spreadsheet would run as formulas, and a
+    kept column of negative numbers."""
+    pd = pytest.importorskip("pandas")
+    x = np.linspace(-1.0, 1.0, 12)
+    frame = pd.DataFrame({"x": x, "note": ["+1", "-x", "@SUM(A1)", "\tt", "plain", _FORMULA] * 2,
+                          "delta": -1.5 * np.arange(12), "y": np.where(x > 0, _FORMULA, "ok")})
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    model = tmp_path / "m.json"
+    assert main(["fit", str(path), "--target", "y", "--features", "x", "--max-depth", "1",
+                 "--quiet", "-o", str(model)]) == 0
+    return path, model, frame
+
+
+def _read_cells(path_or_text, sep=","):
+    import csv
+    import io
+
+    text = path_or_text if isinstance(path_or_text, str) else path_or_text.read_text()
+    return list(csv.reader(io.StringIO(text), delimiter=sep))
+
+
+@pytest.mark.parametrize("output", ["-", "out.csv", "out.tsv"])
+def test_predict_escapes_spreadsheet_formulas(capsys, tmp_path, formula_table, output):
+    path, model, frame = formula_table
+    argv = ["predict", str(model), str(path), "--keep", "note", "delta", "--proba"]
+    if output == "-":
+        assert main(argv) == 0
+        rows = _read_cells(capsys.readouterr().out)
+    else:
+        assert main(argv + ["-o", str(tmp_path / output)]) == 0
+        rows = _read_cells(tmp_path / output, "\t" if output.endswith(".tsv") else ",")
+    header, body = rows[0], rows[1:]
+    # the header made from the label starts with 'proba_': nothing to run
+    assert header == ["note", "delta", "prediction", "proba_=cmd|' /C calc'!A0", "proba_ok"]
+    notes = [r[0] for r in body]
+    assert notes[:6] == ["'+1", "'-x", "'@SUM(A1)", "'\tt", "plain", "'" + _FORMULA]
+    # numbers stay numbers, negative ones too
+    assert [float(r[1]) for r in body] == frame["delta"].tolist()
+    assert {r[2] for r in body} == {"'" + _FORMULA, "ok"}
+    assert all(not cell.startswith(("=", "+", "-", "@", "\t")) or cell == r[1]
+               for r in body for cell in r)
+
+
+def test_no_escape_formulas_writes_cells_as_they_are(capsys, tmp_path, formula_table):
+    path, model, frame = formula_table
+    assert main(["predict", str(model), str(path), "--keep", "note", "--no-escape-formulas"]) == 0
+    body = _read_cells(capsys.readouterr().out)[1:]
+    assert [r[0] for r in body] == frame["note"].tolist()
+    assert {r[1] for r in body} == {_FORMULA, "ok"}
+
+
+def test_predict_escapes_a_kept_column_name(capsys, tmp_path, formula_table):
+    _path, _model, frame = formula_table
+    data = tmp_path / "named.csv"
+    frame.rename(columns={"note": "=HYPERLINK(1)"}).to_csv(data, index=False)
+    model = tmp_path / "m2.json"
+    assert main(["fit", str(data), "--target", "y", "--features", "x", "--max-depth", "1",
+                 "--quiet", "-o", str(model)]) == 0
+    assert main(["predict", str(model), str(data), "--keep", "=HYPERLINK(1)"]) == 0
+    assert _read_cells(capsys.readouterr().out)[0] == ["'=HYPERLINK(1)", "prediction"]
+
+
+def test_show_rules_csv_escapes_spreadsheet_formulas(capsys, tmp_path, formula_table):
+    _path, model, _frame = formula_table
+    rules = tmp_path / "rules.csv"
+    assert main(["show", str(model), "--out", str(rules)]) == 0
+    rows = _read_cells(rules)
+    column = rows[0].index("prediction")
+    assert {r[column] for r in rows[1:]} == {"'" + _FORMULA, "ok"}
+    assert main(["show", str(model), "--out", str(rules), "--force",
+                 "--no-escape-formulas"]) == 0
+    assert {r[column] for r in _read_cells(rules)[1:]} == {_FORMULA, "ok"}
+
+
+def test_escape_formulas_changes_text_cells_only():
+    pd = pytest.importorskip("pandas")
+    from bivtree.cli import _escape_formulas
+
+    frame = pd.DataFrame({"mixed": [-1.5, "-1.5", None, "a-b", "\rx"],
+                          "numbers": [-1.5, -2.0, 3.0, np.nan, 0.0],
+                          "flags": [True, False, True, True, False]})
+    escaped = _escape_formulas(frame)
+    assert escaped["mixed"].tolist()[:2] == [-1.5, "'-1.5"]
+    assert escaped["mixed"].tolist()[3:] == ["a-b", "'\rx"]
+    assert escaped["mixed"].isna().tolist()[2]
+    assert escaped["numbers"].dtype == frame["numbers"].dtype
+    pd.testing.assert_frame_equal(escaped[["numbers", "flags"]], frame[["numbers", "flags"]])
+    assert frame["mixed"].tolist()[1] == "-1.5"  # the frame given is not changed
+    clean = frame[["numbers"]]
+    assert _escape_formulas(clean) is clean

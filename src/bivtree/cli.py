@@ -8,7 +8,9 @@ so a new subcommand is two functions and one line in :func:`build_parser`.
     bivtree fit DATA.csv --target COL [--categorical COL ...] [--numeric COL ...]
                 [--model auto|tao|tao-cv] [--splitter ...] [-o MODEL.json] [--force]
     bivtree predict MODEL.json DATA.csv [--proba] [--keep COL ...] [-o predictions.csv]
+                [--no-escape-formulas]
     bivtree show MODEL.json [--data DATA.csv] [--out tree.html|tree.png|rules.md|tree.dot]
+                [--no-escape-formulas]
     bivtree compile
 
 ``fit``, ``predict`` and ``show`` read CSV or Parquet through pandas (text in UTF-8
@@ -20,7 +22,13 @@ line, as argparse does), before any fitting: an output file that exists (unless
 text in its encoding or not a table; a missing column; text in a column read as numbers;
 infinite values, and missing values where the model does not route them, named by row
 and column. Text columns are categorical features unless ``--numeric`` says otherwise;
-empty cells are missing values; ``predict`` writes one output row per input row. Outputs are
+empty cells are missing values; ``predict`` writes one output row per input row. A
+categorical column of the data given to a fitted model (``predict``, ``show --data``) is
+read as the categories seen at fit whatever type pandas gives the column (a cell equals a
+category when it reads as the same number, or has the same text); a cell that is no such
+category is predicted as a missing value and reported on stderr. Text cells of CSV and TSV
+outputs that a spreadsheet would run as formulas get a leading ``'`` unless
+``--no-escape-formulas``. Outputs are
 written to a temporary file beside the target and renamed into place, so a failed write
 leaves no partial file and keeps the file it would have replaced. Any other exception is a
 bug and propagates with its traceback.
@@ -31,6 +39,7 @@ import codecs
 import contextlib
 import functools
 import json
+import numbers
 import os
 import sys
 import tempfile
@@ -313,7 +322,23 @@ def _give_mode(partial, path):
         os.chmod(partial, 0o666 & ~umask)
 
 
-def _write_table(frame, path, force):
+def _write_table(frame, path, force, escape_formulas=True):
+    """Write ``frame`` to ``path`` as Parquet, TSV or CSV (by suffix), replacing atomically.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table to write, without its index.
+    path : str
+        The output file; ``.parquet`` / ``.pq`` write Parquet, ``.tsv`` tab-separated
+        text, any other suffix comma-separated text.
+    force : bool
+        Whether an existing ``path`` may be replaced (see :func:`_replacing`).
+    escape_formulas : bool, default=True
+        Quote the text cells of a text output that a spreadsheet would run as formulas
+        (:func:`_escape_formulas`). Parquet keeps types and is not opened by
+        spreadsheets: it is written as it is.
+    """
     suffix = os.path.splitext(str(path))[1].lower()
     with _replacing(path, force) as partial:
         if suffix in (".parquet", ".pq"):
@@ -323,7 +348,74 @@ def _write_table(frame, path, force):
                 raise ImportError("writing Parquet files needs pyarrow: pip install pyarrow") \
                     from None
         else:
+            if escape_formulas:
+                frame = _escape_formulas(frame)
             frame.to_csv(partial, index=False, sep="\t" if suffix == ".tsv" else ",")
+
+
+#: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: injection"): ``=cmd|' /C calc'!A0`` in a cell of a CSV file runs a program in some
+#: spreadsheets when the file is opened.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _is_formula(value):
+    """Whether ``value`` is text that a spreadsheet would take for a formula."""
+    return isinstance(value, str) and value.startswith(_FORMULA_STARTS)
+
+
+def _escape_formulas(frame):
+    """``frame`` with a ``'`` before every text cell or column name read as a formula.
+
+    OWASP's advice against CSV injection: a spreadsheet shows a cell starting with ``'``
+    as the text after it, instead of evaluating it. Only cells that are strings in the
+    frame are changed; numbers (``-1.5``), booleans, dates and missing values are
+    written as they are, so a numeric column stays numeric.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table about to be written as text.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame`` itself when nothing needs a quote, else a copy with the quotes added.
+    """
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    escaped = frame
+    for j in range(frame.shape[1]):
+        column = frame.iloc[:, j]
+        if is_numeric_dtype(column.dtype) or is_bool_dtype(column.dtype):
+            continue  # numbers only: nothing a spreadsheet reads as a formula
+        values = column.to_numpy(dtype=object)
+        risky = [i for i, v in enumerate(values) if _is_formula(v)]
+        if not risky:
+            continue
+        values = values.copy()
+        for i in risky:
+            values[i] = "'" + values[i]
+        if escaped is frame:
+            escaped = frame.copy()
+        escaped.isetitem(j, values)
+    names = [f"'{c}" if _is_formula(c) else c for c in frame.columns]
+    if names != list(frame.columns):
+        if escaped is frame:
+            escaped = frame.copy()
+        escaped.columns = names
+    return escaped
+
+
+def _add_escape_option(parser, output):
+    parser.add_argument(
+        "--no-escape-formulas", dest="escape_formulas", action="store_false",
+        help=f"write the text cells of {output} as they are. By default a text cell "
+             "starting with =, +, -, @, a tab or a carriage return gets a leading ' so that "
+             "a spreadsheet opening the file shows it as text instead of running it as a "
+             "formula (CSV injection: the cells may come from untrusted data); give this "
+             "flag when a program, not a spreadsheet, reads the output. Numbers are never "
+             "changed")
 
 
 def _allows_missing(model):
@@ -688,20 +780,30 @@ def _add_predict(subparsers):
                    help="add one probability column per class (classifiers)")
     p.add_argument("--keep", nargs="+", metavar="COL", default=[], action="extend",
                    help="copy these columns (e.g. an id) to the output, before the "
-                        "predictions")
+                        "predictions; a column named like an output column (prediction, "
+                        "proba_CLASS) is an error")
     p.add_argument("-o", "--output", metavar="OUT",
                    help="write .csv, .tsv or .parquet here; its folder must exist")
     _add_force_option(p, "OUT")
     _add_encoding_option(p)
+    _add_escape_option(p, "the CSV or TSV output (Parquet is written as it is)")
     p.set_defaults(run=_run_predict)
 
 
-def _feature_frame(model, frame, source):
-    """The model's feature columns of ``frame``, by name when the model has names.
+def _feature_frame(model, frame, args):
+    """The model's feature columns of ``frame`` (read from ``args.data``), ready to predict.
 
-    Raises ``ValueError`` for a missing column and for values the model cannot take
-    (see :func:`_check_features`).
+    The columns are taken by name when the model has names, else all of ``frame`` in
+    order. Categorical columns are read as the categories seen at fit
+    (:func:`_read_categories`).
+
+    Raises
+    ------
+    ValueError
+        For a missing column and for values the model cannot take (see
+        :func:`_check_features` and :func:`_read_categories`).
     """
+    source = args.data
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
         missing = [str(c) for c in names if c not in frame.columns]
@@ -715,10 +817,215 @@ def _feature_frame(model, frame, source):
     else:
         X = frame
     mask = getattr(model, "is_categorical_", None)
-    categorical = ([] if mask is None or names is None
-                   else [c for c, is_cat in zip(names, mask) if is_cat])
+    # by position: a model fitted on an array has categorical columns too
+    categorical = [] if mask is None else [c for c, is_cat in zip(X.columns, mask) if is_cat]
     _check_features(X, source, model, categorical)
+    X = _read_categories(model, X, args)
     return X if names is not None else X.to_numpy()
+
+
+# --------------------------------------------------------------------------- categories of new data
+#: cells that are not a category seen at fit shown by the warning, and categories listed.
+_SHOWN_UNKNOWN = 3
+_SHOWN_CATEGORIES = 10
+
+#: what a cell resolves to when it is no category seen at fit.
+_UNKNOWN = object()
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _as_number(cell):
+    """``cell`` as a float when it is a number or text that reads as one, else None."""
+    if isinstance(cell, str):
+        if "_" in cell:  # float() reads "1_000"; a CSV reader does not
+            return None
+        try:
+            return float(cell)
+        except ValueError:
+            return None
+    return float(cell) if _is_number(cell) else None
+
+
+def _text_forms(value):
+    """The texts a CSV file may hold for ``value``: what pandas writes, and reads back.
+
+    A float with an integer value is also its integer's text: ``1.0`` is a number read
+    from ``1`` in a column that pandas made float by an empty cell.
+    """
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (bool, np.bool_)):
+        text = str(bool(value))
+        return (text, text.lower(), text.upper())  # pandas' default true/false values
+    if isinstance(value, float) and value.is_integer():
+        return (repr(value), str(int(value)))
+    return (repr(value) if isinstance(value, float) else str(value),)
+
+
+def _category_finder(categories):
+    """A function from a cell to the category of ``categories`` it stands for.
+
+    A cell is a category when it equals it (the types of the fit), else when both are
+    numbers of the same value (``"2"`` in a column read as text is the category
+    ``2``), else when its text is the category's text as a CSV file holds it (``2``
+    in a column read as numbers is the category ``"2"``). Anything else gives
+    ``_UNKNOWN``.
+    """
+    same, by_number, by_text = {}, {}, {}
+    for c in map(_plain, categories):
+        same.setdefault(c, c)
+        if _is_number(c):
+            by_number.setdefault(float(c), c)
+        else:
+            for text in _text_forms(c):
+                by_text.setdefault(text, c)
+
+    def find(cell):
+        cell = _plain(cell)
+        try:
+            return same[cell]
+        except (KeyError, TypeError):  # TypeError: unhashable, no category equals it
+            pass
+        number = _as_number(cell) if by_number else None
+        if number is not None and number in by_number:
+            return by_number[number]
+        for text in _text_forms(cell) if by_text else ():
+            if text in by_text:
+                return by_text[text]
+        return _UNKNOWN
+
+    return find
+
+
+def _exact_text(args, columns, n_rows):
+    """The cells of ``columns`` of ``args.data`` as the text the file holds, or None.
+
+    pandas reads a column of numbers as numbers, so a text category such as ``"007"``
+    or ``"1"`` among text ones would be read as ``7`` or ``1.0``. Reading the
+    column again as text gives the cells' own text (empty cells stay missing). None
+    for Parquet, which keeps the types it was written with.
+    """
+    suffix = os.path.splitext(str(args.data))[1].lower()
+    if not columns or suffix in (".parquet", ".pq"):
+        return None
+    text = _pandas().read_csv(args.data, sep="\t" if suffix == ".tsv" else ",",
+                              encoding=args.encoding, usecols=list(columns), dtype=str)
+    return text if len(text) == n_rows else None
+
+
+def _read_categories(model, X, args):
+    """``X`` with each categorical column's cells as the categories seen at fit.
+
+    pandas gives a CSV column the type of all its cells: one text cell makes a column
+    of numbers text, and a column of numbers in a new file is numbers although its
+    categories were text at fit. Each cell is therefore matched to the fitted
+    categories (:func:`_category_finder`), so that a row is predicted the same
+    whatever else the file holds. A cell that is no category seen at fit stays as it
+    is, to be predicted as a missing value; such cells are reported on stderr with
+    examples, never silently, and are an error for a model that does not route
+    missing values. Empty cells are missing values and are not reported.
+
+    Parameters
+    ----------
+    model : fitted estimator
+        Its ``categories_`` and ``infrequent_categories_`` are the categories seen.
+    X : pandas.DataFrame
+        The model's feature columns, in order.
+    args : argparse.Namespace
+        ``data`` and ``encoding`` (to read columns again as text), and ``command``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``X`` itself without categorical columns, else a copy whose categorical columns
+        hold the fitted category values (and, as read, the cells that are none).
+    """
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    from ._tabular import fitted_categories
+
+    per_feature = fitted_categories(model)
+    if per_feature is None or X.shape[1] != len(per_feature):
+        return X  # no categories, or the estimator names the shape error
+    known = {j: [*kept, *(() if grouped is None else grouped)]
+             for j, (kept, grouped) in enumerate(per_feature) if kept is not None}
+    # columns of numbers whose categories include text: their cells' own text is needed
+    as_numbers = [X.columns[j] for j, cats in known.items()
+                  if (is_numeric_dtype(X.iloc[:, j].dtype) or is_bool_dtype(X.iloc[:, j].dtype))
+                  and any(isinstance(_plain(c), str) for c in cats)]
+    text = _exact_text(args, as_numbers, len(X))
+    pd = _pandas()
+    X = X.copy()
+    for j, cats in known.items():
+        column = X.iloc[:, j]
+        if text is not None and X.columns[j] in text.columns:
+            column = text[X.columns[j]]
+        values = column.to_numpy(dtype=object)
+        missing = np.asarray(pd.isna(column), dtype=bool)
+        find = _category_finder(cats)
+        resolved = np.empty(len(values), dtype=object)
+        unknown = []
+        for i, (cell, hole) in enumerate(zip(values, missing)):
+            category = _UNKNOWN if hole else find(cell)
+            if category is _UNKNOWN:
+                resolved[i] = cell  # a missing value, or one the estimator maps to NaN
+                if not hole:
+                    unknown.append(i)
+            else:
+                resolved[i] = category
+        X.isetitem(j, resolved)
+        if unknown:
+            _report_unknown(model, args, X.columns[j], values, unknown, cats)
+    return X
+
+
+def _report_unknown(model, args, name, values, rows, categories):
+    """Say on stderr that ``rows`` of column ``name`` hold no category seen at fit.
+
+    Raises
+    ------
+    ValueError
+        When ``model`` does not route missing values: those rows cannot be predicted.
+    """
+    examples = {}  # by repr: a cell need not be hashable
+    for i in rows:
+        examples.setdefault(repr(values[i]), i)
+        if len(examples) == _SHOWN_UNKNOWN:
+            break
+    shown = ", ".join(f"{v} in row {i + 1}" for v, i in examples.items())
+    seen = ", ".join(map(str, map(_plain, categories[:_SHOWN_CATEGORIES])))
+    seen += ", ..." if len(categories) > _SHOWN_CATEGORIES else ""
+    what = (f"{args.data}: categorical column {str(name)!r} has {len(rows)} cell(s) that are "
+            f"not a category seen at fit (e.g. {shown}, counting data rows from 1; "
+            f"categories seen: {seen})")
+    if not _allows_missing(model):
+        raise ValueError(f"{what}; this model does not handle missing values: map those "
+                         "cells to a known category first")
+    print(f"bivtree {args.command}: warning: {what}; they are read as missing values",
+          file=sys.stderr)
+
+
+def _output_columns(model, args):
+    """Names of the columns ``predict`` writes after the kept ones.
+
+    Raises
+    ------
+    ValueError
+        For ``--proba`` with a model that has no class probabilities.
+    """
+    names = ["prediction"]
+    if args.proba:
+        if not hasattr(model, "predict_proba"):
+            raise ValueError("--proba needs a classifier; this model is a regressor")
+        names += [f"proba_{c}" for c in model.classes_]
+    return names
 
 
 @_reports_errors
@@ -733,27 +1040,32 @@ def _run_predict(args):
         _check_output(args.output, args.force)
     model = load_model(args.model)
     frame = _read_table(args.data, args.encoding)
-    missing = [c for c in args.keep if c not in frame.columns]
+    keep = list(dict.fromkeys(args.keep))
+    missing = [c for c in keep if c not in frame.columns]
     if missing:
         raise ValueError(f"--keep: {args.data} has no column(s) {missing}")
-    if "prediction" in args.keep:
-        raise ValueError("--keep: 'prediction' is the name of the output's own column")
-    X = _feature_frame(model, frame, args.data)
-    out = frame[list(dict.fromkeys(args.keep))].reset_index(drop=True)
+    written = _output_columns(model, args)
+    # a kept column would be replaced by the output column of its name, its values lost
+    clash = [c for c in keep if c in written]
+    if clash:
+        raise ValueError(f"--keep: {clash} would be overwritten by the output column(s) of "
+                         f"the same name (the output adds {', '.join(written)}); rename "
+                         f"the column in {args.data} or leave it out of --keep")
+    X = _feature_frame(model, frame, args)
+    out = frame[keep].reset_index(drop=True)
     predictions = model.predict(X)
     if len(predictions) != len(frame):  # one row per input row, or an error
         raise RuntimeError(f"{len(predictions)} predictions for {len(frame)} rows")
     out["prediction"] = predictions
     if args.proba:
-        if not hasattr(model, "predict_proba"):
-            raise ValueError("--proba needs a classifier; this model is a regressor")
         proba = model.predict_proba(X)
-        for k, c in enumerate(model.classes_):
-            out[f"proba_{c}"] = proba[:, k]
+        for k, name in enumerate(written[1:]):
+            out[name] = proba[:, k]
     if args.output:
-        _write_table(out, args.output, args.force)
+        _write_table(out, args.output, args.force, args.escape_formulas)
     else:
-        out.to_csv(sys.stdout, index=False)
+        (_escape_formulas(out) if args.escape_formulas else out).to_csv(sys.stdout,
+                                                                        index=False)
     return 0
 
 
@@ -784,6 +1096,7 @@ def _add_show(subparsers):
                    help="resolution of .png, .jpg and .webp pictures (default: %(default)s)")
     _add_force_option(p, "the --out file")
     _add_encoding_option(p)
+    _add_escape_option(p, "a .csv --out file")
     p.set_defaults(run=_run_show)
 
 
@@ -809,7 +1122,7 @@ def _show_samples(args, model, metadata):
         # a model fitted without names takes every column in order: the label is not one
         if names is None or target not in list(names):
             frame = frame.drop(columns=[target])
-    return _feature_frame(model, frame, args.data), y
+    return _feature_frame(model, frame, args), y
 
 
 def _write_show(model, X, y, path, suffix, args, target_name):
@@ -849,7 +1162,11 @@ def _write_show(model, X, y, path, suffix, args, target_name):
                 del row["conditions"]
                 for c, count in row.pop("class_counts", {}).items():
                     row[f"count_{c}"] = count
-            _pandas().DataFrame(rows).to_csv(path, index=False)
+            table = _pandas().DataFrame(rows)
+            # rules and labels hold text from the data (categories, class labels)
+            if args.escape_formulas:
+                table = _escape_formulas(table)
+            table.to_csv(path, index=False)
     else:
         export_graphviz(model, path, decimals=args.decimals)
 
