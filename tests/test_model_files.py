@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
 from bivtree.cli import main
 from bivtree.export import export_graphviz, export_rules, export_text
-from bivtree.persistence import MAX_JSON_DEPTH, from_json, load_model, to_json
+from bivtree.persistence import (
+    MAX_JSON_DEPTH,
+    MAX_MODEL_BYTES,
+    from_json,
+    load_model,
+    save_model,
+    to_json,
+)
 from bivtree.pruning import cost_complexity_pruning_path, prune_tree
 from bivtree.tree import Tree
 from test_export import _json_paths
@@ -132,6 +139,235 @@ def test_decision_node_with_zero_weights_is_rejected():
         _load(data)
 
 
+# ====================================================================== categories
+def _frame(n=60, seed=0):
+    """A frame with a numeric column ``a`` and a text column ``k`` (blue, green, red)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n), "k": rng.choice(["blue", "green", "red"], n)})
+    y = np.where(X["a"] + 2.0 * (X["k"] == "red") > 0.5, "p", "q")
+    return X, y
+
+
+def test_categorical_column_all_missing_at_fit_saves_loads_and_exports(tmp_path):
+    from bivtree.export_code import export_python, export_sql
+
+    X, y = _frame()
+    X["none"] = None  # a text column without a single value: a feature with no code
+    clf = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    assert clf.categories_[2].size == 0
+    path = tmp_path / "model.json"
+    save_model(clf, path)
+    assert json.loads(path.read_text())["categories"][2] == {"values": []}
+    loaded = load_model(path)
+    assert to_json(loaded) == to_json(clf)
+    # any value of the column reads as missing, before and after the round trip
+    X_new = X.copy()
+    X_new.loc[:3, "none"] = ["blue", "x", None, "red"]
+    for rows in (X, X_new):
+        assert np.array_equal(loaded.predict_proba(rows), clf.predict_proba(rows))
+    assert export_text(loaded) == export_text(clf)
+    assert export_python(loaded) and export_sql(loaded)
+    # no node may test the column: it has no code a set could hold
+    data = json.loads(to_json(clf))
+    data["tree"]["features"][0] = [2, -1]
+    data["tree"]["weights"][0] = [1.0, 0.0]
+    data["tree"]["category_mask"][0] = (1 if data["version"] < 4
+                                        else [1] + [0] * (len(data["tree"]["weights"][0]) - 1))
+    with pytest.raises(ValueError, match="tree node 0: the category set of feature 2 holds "
+                                         "code 0, but model 'categories' entry 2 has 0 code"):
+        _load(data)
+
+
+def _grouped_model_dict():
+    """A model whose feature 1 has ``"values"`` and ``"infrequent"`` (max_categories=2)."""
+    X, y = _frame()
+    data = json.loads(to_json(BivariateTreeClassifier(max_depth=2, max_categories=2).fit(X, y)))
+    assert set(data["categories"][1]) == {"values", "infrequent"}
+    return data
+
+
+@pytest.mark.parametrize("path, value, message", [
+    ((1, "infrequent"), 1.5, "entry 1: 'infrequent' must be a list .*not a number"),
+    ((1, "infrequent"), 0, "entry 1: 'infrequent' must be a list .*not a number"),
+    ((1, "infrequent"), True, "entry 1: 'infrequent' must be a list .*not a boolean"),
+    ((1, "infrequent"), None, "entry 1: 'infrequent' must be a list .*not null"),
+    ((1, "infrequent"), "red", "entry 1: 'infrequent' must be a list .*not a string"),
+    ((1, "infrequent"), {"red": 1}, "entry 1: 'infrequent' must be a list .*not an object"),
+    ((1, "infrequent"), [], "entry 1: 'infrequent' must list at least one value"),
+    ((1, "infrequent", 0), None, "entry 1: 'infrequent' item 0 must be a string.*not null"),
+    ((1, "infrequent", 0), ["red"], "entry 1: 'infrequent' item 0 .*not an array"),
+    ((1, "values"), None, "entry 1: 'values' must be a list .*not null"),
+    ((1, "values"), 3, "entry 1: 'values' must be a list .*not a number"),
+    ((1, "values", 0), {"x": 1}, "entry 1: 'values' item 0 .*not an object"),
+    ((1, "values", 0), float("inf"), "entry 1: 'values' item 0 .*not an infinite number"),
+    ((1,), 5, "entry 1 must be null or an object .*not a number"),
+    ((1,), ["red"], "entry 1 must be null or an object .*not an array"),
+    ((1,), {}, "entry 1 must have 'values'.*not \\[\\]"),
+    ((1, "extra"), 1, "entry 1 must have 'values'.*not \\['extra', 'infrequent', 'values'\\]"),
+    ((), {"values": []}, "must be null or a list of 2 entries"),
+    ((), [None], "must be null or a list of 2 entries"),
+])
+def test_categories_of_a_wrong_json_type_are_a_value_error(path, value, message):
+    data = _grouped_model_dict()
+    _edit(data, ["categories", *path], value)
+    text = json.dumps(data).replace("Infinity", "1e999")  # a literal json reads as inf
+    with pytest.raises(ValueError, match="model 'categories' " + message):
+        from_json(text)
+
+
+def _max_code(data, feature):
+    """The largest category code any set of the tree uses for ``feature``."""
+    tree = data["tree"]
+    rows = tree["category_mask"] if data["version"] >= 4 else [[m] for m in tree["category_mask"]]
+    masks = [m for feats, row in zip(tree["features"], rows)
+             for f, m in zip(feats, row) if f == feature and m]
+    assert masks, "the tree tests the feature by a category set"
+    return max(int(m).bit_length() - 1 for m in masks)
+
+
+@pytest.mark.parametrize("case", ["duplicate", "repeated at the end", "equal values",
+                                  "too few values", "in values and infrequent",
+                                  "numeric feature with a set"])
+def test_inconsistent_categories_are_refused(case):
+    X, y = _frame()
+    data = json.loads(to_json(BivariateTreeClassifier(max_depth=2).fit(X, y)))
+    values = data["categories"][1]["values"]
+    assert values == ["blue", "green", "red"]
+    entry, message = data["categories"][1], None
+    if case == "duplicate":
+        entry["values"] = ["blue", "blue", "red"]
+        message = "entry 1 lists the category 'blue' twice \\(in 'values'\\)"
+    elif case == "repeated at the end":
+        entry["values"] = [*values, "red"]
+        message = "entry 1 lists the category 'red' twice"
+    elif case == "equal values":
+        # 1 and 1.0 are one key of the lookup that maps values to codes
+        entry["values"] = [0, 1, 1.0]
+        message = "entry 1 lists the categories 1 and 1.0, which are equal \\(in 'values'\\)"
+    elif case == "too few values":
+        entry["values"] = values[:_max_code(data, 1)]
+        message = (f"tree node \\d+: the category set of feature 1 holds code "
+                   f"{_max_code(data, 1)}, but model 'categories' entry 1 has "
+                   f"{_max_code(data, 1)} code")
+    elif case == "in values and infrequent":
+        entry["infrequent"] = ["red"]
+        message = "entry 1 lists the category 'red' twice \\(in 'values' and in 'infrequent'\\)"
+    else:
+        data["categories"][1] = None
+        message = "tests feature 1 by a category set, but model 'categories' entry 1 is null"
+    with pytest.raises(ValueError, match=message):
+        _load(data)
+
+
+# ====================================================================== versions
+def _missing_model_dict():
+    """A version 3 model: its tree learned the sides of missing values."""
+    X, y = _data()
+    X[::7, 0] = np.nan
+    data = json.loads(to_json(BivariateTreeClassifier(max_depth=3).fit(X, y)))
+    assert data["version"] == data["tree"]["version"] == 3
+    return data
+
+
+def test_field_the_declared_version_does_not_have_is_refused():
+    data = _missing_model_dict()
+    data["version"] = data["tree"]["version"] = 2  # missing_go_left stays
+    with pytest.raises(ValueError, match="tree dictionary of version 2 has unknown field\\(s\\) "
+                                         "\\['missing_go_left'\\]; 'missing_go_left' is a "
+                                         "field of versions 3 and later"):
+        _load(data)
+    with pytest.raises(ValueError, match="'missing_go_left' is a field of versions 3"):
+        Tree.from_dict(data["tree"])
+    # a version 1 tree has no category sets
+    data = _model_dict()
+    data["version"] = data["tree"]["version"] = 1
+    with pytest.raises(ValueError, match="'category_mask' is a field of versions 2 and later"):
+        _load(data)
+    # nor a version 1 model category values
+    X, _y = _frame()
+    data = json.loads(to_json(BivariateTreeRegressor(max_depth=1).fit(X[["a", "k"]], X["a"])))
+    assert data["categories"] is not None and not any(data["tree"]["category_mask"])
+    data["version"] = data["tree"]["version"] = 1
+    del data["tree"]["category_mask"]
+    with pytest.raises(ValueError, match="model of format version 1 has unknown field\\(s\\) "
+                                         "\\['categories'\\]; 'categories' is a field of "
+                                         "versions 2 and later"):
+        _load(data)
+    del data["categories"]
+    _load(data)  # the same file without it is a valid version 1 model
+
+
+def test_unknown_tree_field_is_refused():
+    data = _model_dict()
+    data["tree"]["missing_go_right"] = [False] * len(data["tree"]["children_left"])
+    with pytest.raises(ValueError, match="tree dictionary of version 2 has unknown field\\(s\\) "
+                                         "\\['missing_go_right'\\]$"):
+        _load(data)
+
+
+# ====================================================================== size
+def test_model_over_max_bytes_is_refused(tmp_path):
+    clf = BivariateTreeClassifier(max_depth=2).fit(*_data())
+    path = tmp_path / "model.json"
+    save_model(clf, path)
+    size = path.stat().st_size
+    assert load_model(path, max_bytes=size).tree_ == clf.tree_
+    assert load_model(path, max_bytes=None).tree_ == clf.tree_
+    with pytest.raises(ValueError, match=f"model.json: the model is {size} bytes long, more "
+                                         f"than max_bytes={size - 1}; pass a larger max_bytes"):
+        load_model(path, max_bytes=size - 1)
+    text = path.read_text()
+    for value in (text, text.encode("utf-8")):
+        assert from_json(value, max_bytes=len(text)).tree_ == clf.tree_
+        with pytest.raises(ValueError, match=f"more than max_bytes={len(text) - 1};"):
+            from_json(value, max_bytes=len(text) - 1)
+    # a str is measured in UTF-8 bytes, not in characters
+    accented = json.dumps({**json.loads(text), "metadata": {"note": "\u00e9" * 100}},
+                          ensure_ascii=False)
+    n_bytes = len(accented.encode("utf-8"))
+    assert n_bytes == len(accented) + 100
+    with pytest.raises(ValueError, match=f"is {n_bytes} bytes long"):
+        from_json(accented, max_bytes=len(accented))
+    for bad in (0, -1, 1.5, True, "1"):
+        with pytest.raises(ValueError, match="max_bytes must be a positive integer or None"):
+            load_model(path, max_bytes=bad)
+
+
+def test_huge_file_is_refused_from_its_size_before_it_is_read(tmp_path, capsys):
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as fh:
+        fh.truncate(2 * MAX_MODEL_BYTES)  # sparse: takes no disk space
+    message = (f"the model is {2 * MAX_MODEL_BYTES} bytes long, more than "
+               f"max_bytes={MAX_MODEL_BYTES}")
+    with pytest.raises(ValueError, match=message):
+        load_model(path)
+    assert main(["show", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_endless_stream_is_refused_after_max_bytes(monkeypatch):
+    import os
+    import tracemalloc
+
+    from bivtree import persistence
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    monkeypatch.setattr(persistence, "_READ_CHUNK", 1 << 16)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="/dev/zero: the model is more than "
+                                             "max_bytes=1048576 bytes long"):
+            load_model("/dev/zero", max_bytes=1 << 20)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 << 20  # what was read, about the limit: not an endless buffer
+
+
 # ====================================================================== a chain 5,000 deep
 @pytest.fixture(scope="module")
 def chain():
@@ -150,7 +386,8 @@ def test_chain_text_and_rules(chain):
     assert [r["leaf"] for r in rows] == [int(n) for n in np.flatnonzero(clf.tree_.is_leaf)]
     # the tests of one projection merge into the tightest, so every rule is short
     assert rows[-1]["rule"] == f"x0 + 0.5 * x1 > {CHAIN_DEPTH - 1}"
-    assert rows[3]["rule"] == "x0 + 0.5 * x1 > 2 and x0 + 0.5 * x1 <= 3"
+    assert rows[3]["rule"] == ("x0 + 0.5 * x1 > 2 and "
+                               "(x0 + 0.5 * x1 <= 3 or x0 or x1 is missing)")
     assert export_text(clf, max_depth=2).count("...") == 1
 
 

@@ -12,7 +12,10 @@ tree's own arrays are checked by :meth:`Tree.from_dict` and :func:`_check_tree_d
 """
 
 import json
+import numbers
+import os
 import re
+import stat
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -26,6 +29,7 @@ from .tree import N_CATEGORY_CODES as MAX_CATEGORY_CODES
 from .tree import TREE_FORMAT_VERSION, TREE_FORMAT_VERSIONS_READ, Tree
 
 __all__ = [
+    "MAX_MODEL_BYTES",
     "MODEL_FORMAT",
     "MODEL_FORMAT_VERSION",
     "from_json",
@@ -278,6 +282,66 @@ def _reject_constant(name):
     raise ValueError(f"the model file contains {name}, which is not valid JSON")
 
 
+#: longest model :func:`load_model` and :func:`from_json` read unless given ``max_bytes``:
+#: 1 GiB. A saved tree takes about 165 bytes a node (``save_model``'s indented layout),
+#: so this holds some 6 million nodes, more than a tree grown without limits on a
+#: million samples has; parsing takes about 3.5 bytes of memory per byte of text, so a
+#: load within the limit stays within a few GiB. A file is refused after at most this
+#: many bytes plus one are read, so an endless stream (``/dev/zero``) or a huge file
+#: costs no more memory than the limit, and a regular file larger than it is refused
+#: from its size, before any of it is read.
+MAX_MODEL_BYTES = 1 << 30
+#: bytes read from a model file at a time.
+_READ_CHUNK = 1 << 24
+
+
+def _checked_max_bytes(max_bytes):
+    if max_bytes is None:
+        return None
+    if not isinstance(max_bytes, numbers.Integral) or isinstance(max_bytes, bool) or (
+            max_bytes < 1):
+        raise ValueError(f"max_bytes must be a positive integer or None, got {max_bytes!r}")
+    return int(max_bytes)
+
+
+def _too_long(size, max_bytes):
+    return ValueError(f"the model is {size} bytes long, more than max_bytes={max_bytes}; "
+                      "pass a larger max_bytes (or None) to read a model this large")
+
+
+def _check_length(text, max_bytes):
+    """Refuse ``text`` (str or bytes) longer than ``max_bytes`` bytes (UTF-8 for a str)."""
+    if max_bytes is None or not isinstance(text, (str, bytes, bytearray)):
+        return  # no limit, or not text: _parse_json names the type
+    size = len(text)
+    # a character takes 1 to 4 bytes: encode only when the count alone cannot tell
+    if isinstance(text, str) and size <= max_bytes < 4 * size and not text.isascii():
+        size = len(text.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise _too_long(size, max_bytes)
+
+
+def _read_model_file(path, max_bytes):
+    """The bytes of the file at ``path``, refused once more than ``max_bytes`` are read."""
+    with open(path, "rb") as fh:
+        if max_bytes is None:
+            return fh.read()
+        info = os.fstat(fh.fileno())
+        if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
+            raise _too_long(info.st_size, max_bytes)
+        # in chunks, whatever the size said: a pipe or a device has none, and a file may
+        # grow while it is read
+        chunks, size = [], 0
+        while chunk := fh.read(min(_READ_CHUNK, max_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes:
+                raise ValueError(f"the model is more than max_bytes={max_bytes} bytes long; "
+                                 "pass a larger max_bytes (or None) to read a model this "
+                                 "large")
+    return b"".join(chunks)
+
+
 #: deepest nesting of arrays and objects a model file may have. A model nests 6 deep
 #: at most (a dictionary parameter's value); the bound keeps the parser, which
 #: recurses once per level, far from Python's recursion limit.
@@ -306,7 +370,11 @@ def _parse_json(text):
     """The JSON value of ``text`` (str or bytes); any malformed text raises ValueError."""
     if isinstance(text, (bytes, bytearray)):
         # the encodings json.loads accepts (UTF-8, -16 or -32, found from the first bytes)
-        text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
+        encoding = json.detect_encoding(text)
+        try:
+            text = bytes(text).decode(encoding, "surrogatepass")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"the model is not valid {encoding} text: {exc}") from None
     if not isinstance(text, str):
         raise TypeError(f"a model is JSON text (str or bytes), not {type(text).__name__}")
     depth = _nesting_depth(text)
@@ -501,36 +569,134 @@ def _classes_of_model(spec, model):
     return classes
 
 
+def _json_kind(value):
+    """The JSON type of a parsed value, for messages (``object``, ``array``, ``null``...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if _is_number(value):
+        return "a number" if np.isfinite(value) else "an infinite number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _is_category_value(value):
+    """Whether a model file may hold ``value`` as a category: what ``to_json`` writes."""
+    return isinstance(value, (bool, str, int)) or (isinstance(value, float)
+                                                   and np.isfinite(value))
+
+
+def _category_list(entry, key, j):
+    """The list ``entry[key]`` of a ``categories`` entry, checked value by value."""
+    values = entry[key]
+    where = f"model 'categories' entry {j}: {key!r}"
+    if not isinstance(values, list):
+        raise ValueError(f"{where} must be a list of strings, numbers or booleans, not "  # noqa: TRY004
+                         f"{_json_kind(values)}")
+    for k, value in enumerate(values):
+        if not _is_category_value(value):
+            raise ValueError(f"{where} item {k} must be a string, a number or a boolean, not "
+                             f"{_json_kind(value)}")
+    return values
+
+
+def _category_entry(entry, j):
+    """``(kept, grouped)`` of one non-null ``categories`` entry (``grouped`` None if absent).
+
+    Prediction looks a value up among the categories by equality, so a value listed
+    twice (or in both lists) would have two codes and reach only one of them: such
+    an entry, like one the encoder could not have written, is refused.
+    """
+    if not isinstance(entry, dict):
+        raise ValueError(f"model 'categories' entry {j} must be null or an object with "  # noqa: TRY004
+                         f"'values' (and optionally 'infrequent'), not {_json_kind(entry)}")
+    unknown = sorted(set(entry) - {"values", "infrequent"})
+    if unknown or "values" not in entry:
+        raise ValueError(f"model 'categories' entry {j} must have 'values' (and optionally "
+                         f"'infrequent') and nothing else, not {sorted(entry)}")
+    kept = _category_list(entry, "values", j)
+    grouped = _category_list(entry, "infrequent", j) if "infrequent" in entry else None
+    if grouped is not None and not grouped:
+        # the infrequent code is written only for the values max_categories grouped
+        raise ValueError(f"model 'categories' entry {j}: 'infrequent' must list at least one "
+                         "value (the entry leaves it out when no value is grouped)")
+    n_codes = len(kept) + (grouped is not None)
+    if n_codes > MAX_CATEGORY_CODES:
+        raise ValueError(f"model 'categories' entry {j} has {n_codes} codes; a categorical "
+                         f"feature has at most {MAX_CATEGORY_CODES}")
+    seen = {}  # the lookup prediction builds: equal values (1, 1.0, true) are one category
+    for key, values in (("values", kept), ("infrequent", grouped or [])):
+        for value in values:
+            if value in seen:
+                first_key, first = seen[value]
+                twice = (f"the category {value!r} twice" if repr(first) == repr(value)
+                         else f"the categories {first!r} and {value!r}, which are equal")
+                where = (f"in {key!r}" if key == first_key
+                         else f"in {first_key!r} and in {key!r}")
+                raise ValueError(f"model 'categories' entry {j} lists {twice} ({where}); each "
+                                 "category has one code")
+            seen[value] = (key, value)
+    return kept, grouped
+
+
+def _check_category_codes(n_codes, tree):
+    """Every category set of ``tree`` uses codes its feature's ``categories`` entry has.
+
+    ``n_codes[j]`` is the number of codes of feature ``j``, or -1 for a numeric one
+    (a null entry), which no set may test: a code without a value would never be
+    reached by prediction, which maps values to codes through these entries.
+    """
+    used = tree.category_mask != 0
+    if not used.any():
+        return
+    nodes, slots = np.nonzero(used)
+    features = tree.features[nodes, slots]
+    masks = tree.category_mask[nodes, slots]
+    limit = np.asarray(n_codes)[features]
+    numeric = limit < 0
+    if numeric.any():
+        k = int(np.flatnonzero(numeric)[0])
+        raise ValueError(f"tree node {nodes[k]}: tests feature {features[k]} by a category "
+                         f"set, but model 'categories' entry {features[k]} is null (a numeric "
+                         "feature)")
+    # a set may hold codes 0 .. n_codes - 1 only: no bit at n_codes or above
+    shift = np.minimum(limit, MAX_CATEGORY_CODES - 1).astype(np.uint64)
+    above = np.where(limit < MAX_CATEGORY_CODES, masks >> shift, 0)
+    if np.any(above):
+        k = int(np.flatnonzero(above)[0])
+        top = int(masks[k]).bit_length() - 1
+        raise ValueError(f"tree node {nodes[k]}: the category set of feature {features[k]} "
+                         f"holds code {top}, but model 'categories' entry {features[k]} has "
+                         f"{limit[k]} code(s)")
+
+
 def _categories_of_model(spec, model):
-    """``(is_categorical_, categories_, infrequent_categories_)`` of the ``categories`` field."""
+    """``(is_categorical_, categories_, infrequent_categories_)`` of the ``categories`` field.
+
+    A feature may have no code at all (``"values": []``): a categorical column whose
+    values were all missing at fit, which no node can test and prediction reads as
+    missing, whatever its value.
+    """
     if spec is None:
         return None, None, None
     n = model["n_features_in"]
     if not (isinstance(spec, list) and len(spec) == n):
         raise ValueError(f"model 'categories' must be null or a list of {n} entries")
-    scalar = (lambda v: isinstance(v, (bool, str, int))
-              or (isinstance(v, float) and np.isfinite(v)))
     is_cat = np.zeros(n, dtype=bool)
     kept_all, grouped_all = [None] * n, [None] * n
+    n_codes = np.full(n, -1, dtype=np.int64)
     for j, entry in enumerate(spec):
         if entry is None:
             continue
-        if not (isinstance(entry, dict) and set(entry) <= {"values", "infrequent"}
-                and isinstance(entry.get("values"), list)
-                and all(scalar(v) for v in entry["values"])
-                and all(scalar(v) for v in entry.get("infrequent", []))
-                and isinstance(entry.get("infrequent", []), list)):
-            raise ValueError(f"model 'categories' entry {j} must be null or an object with "
-                             "'values' (and optionally 'infrequent'): lists of strings, "
-                             "numbers or booleans")
-        n_codes = len(entry["values"]) + (1 if "infrequent" in entry else 0)
-        if not 1 <= n_codes <= MAX_CATEGORY_CODES:
-            raise ValueError(f"model 'categories' entry {j} has {n_codes} codes; a "
-                             f"categorical feature has 1 to {MAX_CATEGORY_CODES}")
+        kept, grouped = _category_entry(entry, j)
         is_cat[j] = True
-        kept_all[j] = np.asarray(entry["values"], dtype=object)
-        if "infrequent" in entry:
-            grouped_all[j] = np.asarray(entry["infrequent"], dtype=object)
+        kept_all[j] = np.asarray(kept, dtype=object)
+        if grouped is not None:
+            grouped_all[j] = np.asarray(grouped, dtype=object)
+        n_codes[j] = len(kept) + (grouped is not None)
+    _check_category_codes(n_codes, model["tree"])
     return is_cat, kept_all, grouped_all
 
 
@@ -560,6 +726,9 @@ class _Field(NamedTuple):
         ``None`` keeps the value.
     default : object
         The value of an optional field the file leaves out.
+    since : int
+        The first format version with the field; a file of an earlier version that
+        holds it is refused.
     """
 
     name: str
@@ -568,6 +737,7 @@ class _Field(NamedTuple):
     error: str | None = None
     then: Callable[[Any, dict], Any] | None = None
     default: Any = None
+    since: int = 1
 
 
 _NOT_A_MODEL = f"not a bivtree model (missing format {MODEL_FORMAT!r})"
@@ -614,7 +784,8 @@ _MODEL_FIELDS = (
            "model 'params_not_saved' must list parameter names", _check_saved_params,
            default=[]),
     _Field("metadata", False, then=_metadata_of_model),
-    _Field("categories", False, then=_categories_of_model),
+    # category values came with categorical nodes, in version 2
+    _Field("categories", False, then=_categories_of_model, since=2),
 )
 
 
@@ -636,9 +807,16 @@ def _model_from_dict(data):
     missing = [field.name for field in _MODEL_FIELDS if field.required and field.name not in data]
     if missing:
         raise ValueError(f"model lacks {missing}")
-    unknown = sorted(set(data) - {field.name for field in _MODEL_FIELDS})
+    version = model["version"]
+    unknown = sorted(set(data) - {field.name for field in _MODEL_FIELDS if field.since <= version})
     if unknown:
-        raise ValueError(f"model has unknown field(s) {unknown}")
+        # refused rather than ignored: a field a version does not have was written by
+        # something else, or the version was edited, and the file may mean other than
+        # it reads
+        later = "".join(f"; {field.name!r} is a field of versions {field.since} and later"
+                        for field in _MODEL_FIELDS if field.name in unknown)
+        raise ValueError(f"model of format version {version} has unknown field(s) "
+                         f"{unknown}{later}")
     for field in _MODEL_FIELDS[len(_HEADER_FIELDS):]:
         model[field.name] = _checked_field(field, data, model)
 
@@ -661,7 +839,7 @@ def _model_from_dict(data):
     return estimator, model["metadata"]
 
 
-def from_json(text, *, return_metadata=False):
+def from_json(text, *, return_metadata=False, max_bytes=MAX_MODEL_BYTES):
     """Rebuild an estimator written by :func:`to_json`.
 
     The text is parsed as plain JSON and checked field by field (format tag,
@@ -674,6 +852,10 @@ def from_json(text, *, return_metadata=False):
     text : str or bytes
     return_metadata : bool, default=False
         Also return the ``metadata`` dictionary stored with the model (or None).
+    max_bytes : int or None, default=MAX_MODEL_BYTES
+        Longest text read, in bytes (a str counts its UTF-8 bytes); a longer one
+        raises a ValueError before it is parsed. ``None`` reads any length. The
+        default, 1 GiB, holds a tree of some 6 million nodes.
 
     Returns
     -------
@@ -681,6 +863,7 @@ def from_json(text, *, return_metadata=False):
     metadata : dict or None
         Only with ``return_metadata=True``.
     """
+    _check_length(text, _checked_max_bytes(max_bytes))
     estimator, metadata = _model_from_dict(_parse_json(text))
     return (estimator, metadata) if return_metadata else estimator
 
@@ -717,13 +900,19 @@ def save_model(estimator, path, *, metadata=None):
         fh.write(text + "\n")
 
 
-def load_model(path, *, return_metadata=False):
+def load_model(path, *, return_metadata=False, max_bytes=MAX_MODEL_BYTES):
     """Read an estimator written by :func:`save_model` (see :func:`from_json`).
 
     Parameters
     ----------
     path : str or path-like
     return_metadata : bool, default=False
+    max_bytes : int or None, default=MAX_MODEL_BYTES
+        Largest file read, in bytes: a longer one raises a ValueError after at most
+        ``max_bytes + 1`` bytes are read (a regular file, from its size, before any
+        is read), so a huge file or an endless stream such as ``/dev/zero`` cannot
+        exhaust memory. ``None`` reads any size. The default, 1 GiB, holds a tree of
+        some 6 million nodes.
 
     Returns
     -------
@@ -744,9 +933,9 @@ def load_model(path, *, return_metadata=False):
     >>> loaded.predict([[10.0, 11.0], [30.0, 31.0]])
     array([0., 1.])
     """
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
+    max_bytes = _checked_max_bytes(max_bytes)
     try:
-        return from_json(text, return_metadata=return_metadata)
+        text = _read_model_file(path, max_bytes)
+        return from_json(text, return_metadata=return_metadata, max_bytes=max_bytes)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None

@@ -34,6 +34,7 @@ from scipy.sparse import csr_matrix
 
 from ._config import DTYPE, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
 from ._kernels.traversal import MAX_CATEGORY, apply_rows, decision_path_rows, node_spreads
+from ._threads import deferred_sigint
 
 #: numpy's warning for a ragged list made an object array (numpy < 1.24; its home moved)
 _VISIBLE_DEPRECATION = getattr(np, "exceptions", np).VisibleDeprecationWarning
@@ -66,6 +67,10 @@ _ARRAYS = (
 _INTEGER_ARRAYS = ("children_left", "children_right", "features", "n_node_samples")
 #: arrays with one row per node (the others have one entry per node).
 _TABLE_ARRAYS = ("features", "weights", "value")
+#: fields of a tree dictionary that later versions added, with the version that added
+#: them; every other field (:data:`_ARRAYS`, ``format``, ``version``, ``n_features``)
+#: is in every version.
+_FIELD_SINCE = {"category_mask": 2, "missing_go_left": 3}
 #: most nodes a stored tree may have: a fully grown tree on 30 million samples fits, and
 #: the bound is checked before any array is built, so a corrupt size allocates nothing.
 MAX_NODES = 1 << 26
@@ -203,6 +208,12 @@ def default_missing_sides(children_left, children_right, weighted_n_node_samples
     w = weighted_n_node_samples
     out[internal] = w[children_left[internal]] > w[children_right[internal]]
     return out
+
+
+def _fields_of_version(version):
+    """The fields a tree dictionary of format ``version`` may hold."""
+    return (("format", "version", "n_features") + _ARRAYS
+            + tuple(k for k, since in _FIELD_SINCE.items() if version >= since))
 
 
 def _node_count(data):
@@ -480,8 +491,10 @@ class Tree:
         """Id of the leaf each row of ``X`` reaches."""
         X = self._validate_X(X)
         out = np.empty(X.shape[0], dtype=ITYPE)
-        apply_rows(X, self.children_left, self.children_right, self.features, self.weights,
-                   self.threshold, self.category_mask, self.missing_go_left, out)
+        with deferred_sigint():  # Ctrl-C raised after the compiled call, not inside it
+            apply_rows(X, self.children_left, self.children_right, self.features,
+                       self.weights, self.threshold, self.category_mask,
+                       self.missing_go_left, out)
         return out
 
     def predict(self, X):
@@ -491,9 +504,10 @@ class Tree:
     def decision_path(self, X):
         """Sparse indicator (n_samples, n_nodes) of the nodes each row visits."""
         X = self._validate_X(X)
-        indptr, indices = decision_path_rows(
-            X, self.children_left, self.children_right, self.features, self.weights,
-            self.threshold, self.category_mask, self.missing_go_left, self.max_depth + 1)
+        with deferred_sigint():  # Ctrl-C while numba builds the result tuple would crash
+            indptr, indices = decision_path_rows(
+                X, self.children_left, self.children_right, self.features, self.weights,
+                self.threshold, self.category_mask, self.missing_go_left, self.max_depth + 1)
         data = np.ones(indices.shape[0], dtype=np.int64)
         return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
 
@@ -550,7 +564,9 @@ class Tree:
         categorical nodes; version 1 and 2 dictionaries (no ``missing_go_left``)
         take the default missing sides (:func:`default_missing_left`); versions 2
         and 3 hold one mask per node (the first slot's), version 4 one per slot
-        (and ``missing_go_left`` only when the tree learned missing sides).
+        (and ``missing_go_left`` only when the tree learned missing sides). A field
+        the declared version does not have (``missing_go_left`` in a version 2
+        dictionary) or that no version has is refused, not ignored.
         """
         if not isinstance(data, dict) or data.get("format") != "bivtree.Tree":
             raise ValueError("not a bivtree tree dictionary (missing format 'bivtree.Tree')")
@@ -564,6 +580,16 @@ class Tree:
         missing = [k for k in required if k not in data]
         if missing:
             raise ValueError(f"tree dictionary lacks {missing}")
+        # a field of a later version (or of none) is refused rather than ignored: a
+        # version 2 tree holding 'missing_go_left' would otherwise load with the default
+        # missing sides and predict other than the tree it was written from
+        unknown = sorted(set(data) - set(_fields_of_version(version)), key=str)
+        if unknown:
+            later = [k for k in unknown if k in _FIELD_SINCE]
+            raise ValueError(
+                f"tree dictionary of version {version} has unknown field(s) {unknown}"
+                + "".join(f"; {k!r} is a field of versions {_FIELD_SINCE[k]} and later"
+                          for k in later))
         n_features = data["n_features"]
         if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
             raise ValueError(f"tree dictionary has n_features={n_features!r}; expected a "
