@@ -9,7 +9,9 @@ boundary by a staircase of univariate splits.
 This script draws samples in centimetres, fits a bivariate tree of depth 1 (180
 orientations per feature pair, one per degree) and a univariate tree grown
 until its leaves are pure, and draws both partitions side by side; it prints
-the bivariate rule, which reads as the ratio.
+the bivariate rule (printed as the ratio ``waist / height`` only where that form routes
+every sample as the model does; here the learned line misses the origin by 3.3 cm of
+waist, so it is printed as the linear test it is).
 
 Run from the repository root (a few seconds)::
 
@@ -78,12 +80,12 @@ def main(argv=None):
     for name, model in (("bivariate", bivariate), ("univariate", univariate)):
         print(f"{name:>10} tree: {model.get_n_leaves():2d} leaves, test accuracy "
               f"{model.score(X_test, y_test):.3f}")
-    print("\nrules of the bivariate tree (2 significant digits, read as a ratio):")
+    print("\nrules of the bivariate tree (2 significant digits):")
     for row in export_rules(bivariate, NAMES, X=X, class_names=CLASSES, decimals=2):
         print(f"  if {row['rule']}: {row['prediction']}  ({row['n_samples']} samples)")
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5.4), layout="constrained")
-    # 2 significant digits: the threshold is then negligible and the title adds the ratio
+    # 2 significant digits: a rule short enough for the title
     plot_split(bivariate, 0, X, y, feature_names=NAMES, class_names=CLASSES, ax=left,
                decimals=2)
     left.set_xlabel("waist (cm)")

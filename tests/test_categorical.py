@@ -379,11 +379,12 @@ def test_text_rules_and_graphviz_show_the_set():
     clf = must().fit(X, y)
     text = export_text(clf, feature_names=names)
     assert text.startswith("if colour in {0, 2, 5}:\n")
-    assert "else:  # colour not in {0, 2, 5}\n" in text
+    assert "else:  # colour not in {0, 2, 5} or colour is missing\n" in text
     dot = export_graphviz(clf, feature_names=names)
     assert "colour in {0, 2, 5}" in dot
     rows = export_rules(clf, feature_names=names, X=X)
-    assert [r["rule"] for r in rows] == ["colour in {0, 2, 5}", "colour not in {0, 2, 5}"]
+    assert [r["rule"] for r in rows] == ["colour in {0, 2, 5}",
+                                         "colour not in {0, 2, 5} or colour is missing"]
     assert rows[0]["conditions"][0]["categories"] == SET
     assert "colour not in {0, 2, 5}" in rules_markdown(rows)
     assert format_rule([2, -1], [1.0, 0.0], 0.0, names, category_mask=0b100101,
@@ -393,9 +394,11 @@ def test_text_rules_and_graphviz_show_the_set():
 def test_rules_merge_set_tests_and_reproduce_apply():
     clf, _ = hand_made()
     rows = export_rules(clf, feature_names=["x0", "colour"])
+    # missing values go to the heavier child, the right one on equal weights
     assert [r["rule"] for r in rows] == [
-        "colour in {1, 2}", "colour in {0, 3}", "colour not in {0, 1, 2, 3} and x0 <= 0.5",
-        "colour not in {0, 1, 2, 3} and x0 > 0.5"]
+        "colour in {1, 2}", "colour in {0, 3} or colour is missing",
+        "colour not in {0, 1, 2, 3} and x0 <= 0.5",
+        "colour not in {0, 1, 2, 3} and (x0 > 0.5 or x0 is missing)"]
     rng = np.random.default_rng(5)
     X = np.column_stack([rng.uniform(size=200), code_like_values(rng, 200)])
     X[:, 1] = np.nan_to_num(X[:, 1], nan=1.5)  # estimators refuse NaN

@@ -279,11 +279,12 @@ def test_rules_print_category_values():
         frame, y)
     assert est.tree_.is_categorical.any()
     text = export_text(est)
-    assert "if colour in {black, blue, green}:" in text, text
+    # (missing values go to the heavier child, the left one here)
+    assert "if colour in {black, blue, green} or colour is missing:" in text, text
     assert "# colour not in {black, blue, green}" in text, text
     rules = export_rules(est)
     conditions = [c["text"] for row in rules for c in row["conditions"]]
-    assert "colour in {black, blue, green}" in conditions, conditions
+    assert "colour in {black, blue, green} or colour is missing" in conditions, conditions
     assert "colour not in {black, blue, green}" in conditions, conditions
     dot = export_graphviz(est)
     assert "colour in {black, blue, green}" in dot

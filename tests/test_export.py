@@ -21,9 +21,11 @@ from bivtree import (
     save_model,
     to_json,
 )
+from bivtree._kernels.scan import ALL_KNOWN_LEFT
 from bivtree.export import rules_markdown
 from bivtree.formatting import (
     format_categories,
+    format_number,
     format_rule,
     indicator_reading,
     missing_text,
@@ -196,10 +198,15 @@ def test_ratio_form_only_where_valid():
     assert ratio_rule([0, 1], [1.0, -0.5], 0.0, "<=", names, mixed) is None
     assert ratio_rule([0, -1], [1.0, 0.0], 0.0, "<=", names, positive) is None
     assert ratio_rule([0, 1], [1.0, -0.5], 2.0, "<=", names, positive) is None
-    # a threshold below the rounding of the weight's last shown digit counts as zero
-    assert ratio_rule([0, 1], [1.0, -0.5], 0.03, "<=", names, positive, decimals=4) == \
+    # a threshold counts as zero where the test's ratio, -w + t / height, stays within
+    # half a unit of the printed ratio's last digit down to the smallest height (150):
+    # 0.5 + 0.007 / 150 rounds to 0.5000, 0.5 + 0.03 / 150 = 0.5002 does not
+    assert ratio_rule([0, 1], [1.0, -0.5], 0.007, "<=", names, positive, decimals=4) == \
         "waist / height <= 0.5"
-    assert ratio_rule([0, 1], [1.0, -0.5], 0.03, "<=", names, positive, decimals=None) is None
+    assert ratio_rule([0, 1], [1.0, -0.5], 0.03, "<=", names, positive, decimals=4) is None
+    assert ratio_rule([0, 1], [1.0, -0.5], 0.03, "<=", names, positive, decimals=2) == \
+        "waist / height <= 0.5"
+    assert ratio_rule([0, 1], [1.0, -0.5], 0.007, "<=", names, positive, decimals=None) is None
 
 
 def test_ratio_rows_route_like_the_tree():
@@ -211,7 +218,8 @@ def test_ratio_rows_route_like_the_tree():
     rows = export_rules(clf, ["waist", "height"], X=X, decimals=None)
     w = clf.tree_.weights[0, 1]
     assert rows[0]["rule"] == f"waist / height <= {float(-w)!r}"
-    assert rows[1]["rule"] == f"waist / height > {float(-w)!r}"
+    # the right child is the heavier one: it takes the missing values
+    assert rows[1]["rule"] == f"waist / height > {float(-w)!r} or waist or height is missing"
     # the ratio text means the same as the stored test on these samples
     assert np.array_equal(X[:, 0] / X[:, 1] <= -w, clf.apply(X) == rows[0]["leaf"])
     assert "/" not in export_rules(clf, ["waist", "height"])[0]["rule"]  # no X, no ratio
@@ -223,6 +231,270 @@ def test_ratio_rows_route_like_the_tree():
     X_missing = X.copy()
     X_missing[::3, 1] = np.nan
     assert "/" in export_rules(clf, ["waist", "height"], X=X_missing)[0]["rule"]
+
+
+# --------------------------------------------------------------------------- faithful rules
+def waist_height(n, seed):
+    """Waist and height in cm, labelled 1 when waist / height > 0.5 (the README's example)."""
+    rng = np.random.default_rng(seed)
+    height = rng.uniform(150.0, 200.0, n)
+    X = np.column_stack([rng.uniform(60.0, 125.0, n), height])
+    return X, (X[:, 0] / X[:, 1] > 0.5).astype(int)
+
+
+def ratio_reads(rule, X):
+    """Where the printed ratio ``waist / height <= r`` (or ``>``) holds on X; None for
+    any other rule."""
+    match = re.fullmatch(r"waist / height (<=|>) (\S+)", rule.split(" or ")[0])
+    if match is None:
+        return None
+    ratio = X[:, 0] / X[:, 1]
+    return ratio <= float(match[2]) if match[1] == "<=" else ratio > float(match[2])
+
+
+def test_a_ratio_is_written_only_where_it_routes_as_the_test():
+    X, y = waist_height(400, 0)
+    clf = BivariateTreeClassifier(max_depth=1, n_orientations=180).fit(X, y)
+    w, t = clf.tree_.weights[0, 1], clf.tree_.threshold[0]
+    assert -0.49 < w < -0.48 and 3 < t < 3.5  # waist - 0.482 * height <= 3.26
+    # the test's boundary is the ratio 0.482 + 3.26 / height, 0.4986 to 0.504 over the
+    # heights: at 2 digits and more no printed ratio is that test, the linear form is
+    rows = export_rules(clf, ["waist", "height"], X=X, decimals=2)
+    assert [r["rule"] for r in rows] == [
+        "waist - 0.48 * height <= 3.3",
+        "waist - 0.48 * height > 3.3 or waist or height is missing"]
+    for decimals in (3, 4, None):
+        assert "/" not in export_rules(clf, ["waist", "height"], X=X, decimals=decimals)[0][
+            "rule"]
+    # at one digit it is the ratio 0.5 (+- 0.05) at every height, and reads as the
+    # model on every training row
+    rows = export_rules(clf, ["waist", "height"], X=X, decimals=1)
+    assert rows[0]["rule"] == "waist / height <= 0.5"
+    assert np.array_equal(ratio_reads(rows[0]["rule"], X), clf.apply(X) == rows[0]["leaf"])
+    # a test through the origin printed exactly is its ratio, on new samples too
+    clf.tree_.threshold[0] = 0.0
+    X_new, _ = waist_height(100_000, 1)
+    leaves = clf.apply(X_new)
+    for row in export_rules(clf, ["waist", "height"], X=X, decimals=None):
+        reads = ratio_reads(row["rule"], X_new)
+        assert np.mean(reads != (leaves == row["leaf"])) < 1e-4
+
+
+def test_a_ratio_must_route_every_given_row_as_the_test():
+    names = ["waist", "height"]
+    positive = (np.array([1, 1]), np.array([60.0, 150.0]))
+    # t = 0.007 is within the printed ratio's rounding, 0.5 +- 0.00005, at every height ...
+    assert ratio_rule([0, 1], [1.0, -0.5], 0.007, "<=", names, positive) == \
+        "waist / height <= 0.5"
+    # ... but a row between the two boundaries would read the other way
+    X = np.array([[60.0, 150.0], [75.005, 150.0], [100.0, 190.0]])
+    assert ratio_rule([0, 1], [1.0, -0.5], 0.007, "<=", names, positive, X=X) is None
+    assert ratio_rule([0, 1], [1.0, -0.5], 0.007, "<=", names, positive, X=X[[0, 2]]) == \
+        "waist / height <= 0.5"
+    # rows missing a feature of the test are left to the missing side
+    assert ratio_rule([0, 1], [1.0, -0.5], 0.0, "<=", names, positive,
+                      X=np.array([[np.nan, 150.0], [70.0, np.nan]])) == "waist / height <= 0.5"
+    # a negative denominator: the rows are read with the flipped comparison
+    negative = (np.array([1, -1]), np.array([60.0, 150.0]))
+    assert ratio_rule([0, 1], [1.0, 0.5], 0.0, ">", names, negative,
+                      X=np.array([[80.0, -150.0], [70.0, -150.0]])) == "waist / height < -0.5"
+
+
+def indicator_or_tree():
+    """A hand-made tree: root ``x0 in {1}`` and ``x1 in {2}`` as two indicator slots
+    (its left branch, an ``or``), then ``x2 <= 0.5`` on the left; right heavier."""
+    from bivtree.tree import categories_to_mask
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 3, 60), rng.integers(0, 3, 60),
+                         rng.uniform(size=60)]).astype(float)
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, X[:, 2] > 0.5)
+    clf.tree_ = Tree(
+        [1, 3, -1, -1, -1], [2, 4, -1, -1, -1],
+        [[0, 1], [2, -1], [-1, -1], [-1, -1], [-1, -1]],
+        [[1.0, 1.0], [1.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
+        [1.5, 0.5, -2.0, -2.0, -2.0], np.zeros(5), [60, 20, 40, 15, 5],
+        [60.0, 20, 40, 15, 5], [[30, 30], [10, 10], [20, 20], [10, 5], [0, 5]], 3,
+        [[categories_to_mask([1]), categories_to_mask([2])], [0, 0], [0, 0], [0, 0],
+         [0, 0]])
+    return clf, X
+
+
+def test_a_test_reading_or_is_bracketed_where_joined():
+    clf, X = indicator_or_tree()
+    rows = export_rules(clf)
+    # the root's left branch holds unless both indicators do: "x0 not in {1} or x1 not
+    # in {2}"; joined unbracketed, "and" would bind tighter
+    assert [r["rule"] for r in rows] == [
+        "(x0 not in {1} or x1 not in {2}) and (x2 <= 0.5 or x2 is missing)",
+        "(x0 not in {1} or x1 not in {2}) and x2 > 0.5",
+        "(x0 in {1} and x1 in {2}) or x0 or x1 is missing"]
+    assert "| (x0 not in {1} or x1 not in {2}) and x2 > 0.5 |" in rules_markdown(rows)
+    check_rows_route_as_apply(clf, X)
+
+
+def test_rules_say_where_missing_values_go_without_missing_values_at_fit():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 1))
+    y = np.where(X[:, 0] > 0.3, 5.0, -5.0) + rng.normal(size=100)
+    reg = BivariateTreeRegressor(max_depth=1).fit(X, y)
+    assert not reg.tree_.missing_learned and reg.tree_.missing_go_left[0]  # the heavier
+    assert export_text(reg).splitlines()[0] == "if x0 <= 0.2967 or x0 is missing:"
+    rows = export_rules(reg)
+    assert [r["rule"] for r in rows] == ["x0 <= 0.2967 or x0 is missing", "x0 > 0.2967"]
+    assert [r["conditions"][0]["missing"] for r in rows] == [True, False]
+    nan = np.array([[np.nan]])
+    assert reg.apply(nan)[0] == rows[0]["leaf"]
+    check_rows_route_as_apply(reg, np.vstack([X, nan]))
+
+
+def test_a_bivariate_node_missing_one_feature_reads_as_predict_routes_it():
+    X, _y, clf = fitted()  # no missing values at fit
+    tree = clf.tree_
+    assert not tree.missing_learned and tree.n_node_features[0] == 2
+    text = export_text(clf)
+    for node in np.flatnonzero(~tree.is_leaf):
+        names = " or ".join(f"x{f}" for f in tree.features[node] if f >= 0)
+        assert text.count(f" or {names} is missing") >= 1
+    assert text.count(" is missing") == np.count_nonzero(~tree.is_leaf)
+    rows_with_nan = X[:6].copy()
+    rows_with_nan[0, 0] = rows_with_nan[1, 1] = rows_with_nan[2, 2] = np.nan
+    rows_with_nan[3, :2] = rows_with_nan[4, :] = np.nan
+    check_rows_route_as_apply(clf, np.vstack([X, rows_with_nan]))
+
+
+def passes(condition, X):
+    """Whether each row of (encoded) X passes one condition of export_rules, read from its
+    exact numbers: a row missing one of its features passes iff ``missing`` says so."""
+    features = condition["features"]
+    missing = np.isnan(X[:, features]).any(axis=1)
+    if condition["op"] in ("in", "not in"):
+        inside = np.isin(X[:, features[0]], condition["categories"])
+        known = inside if condition["op"] == "in" else ~inside
+    else:
+        sets = condition.get("indicator_categories") or [None] * len(features)
+        s = np.zeros(X.shape[0])  # summed in slot order from 0.0, as the tree does
+        for f, w, codes in zip(features, condition["weights"], sets):
+            s = s + w * (X[:, f] if codes is None else np.isin(X[:, f], codes))
+        with np.errstate(invalid="ignore"):
+            known = s <= condition["threshold"] if condition["op"] == "<=" else \
+                s > condition["threshold"]
+    return np.where(missing, condition["missing"], known)
+
+
+def check_rows_route_as_apply(estimator, samples, **kwargs):
+    """Every one of ``samples`` satisfies the conditions of exactly one row of
+    export_rules: the one of the leaf apply gives."""
+    rows = export_rules(estimator, **kwargs)
+    encoded = estimator._validate_X_predict(samples)
+    satisfied = np.array([np.all([passes(c, encoded) for c in r["conditions"]], axis=0)
+                          if r["conditions"] else np.ones(len(encoded), bool) for r in rows])
+    assert np.array_equal(satisfied.sum(axis=0), np.ones(len(encoded)))
+    leaves = np.array([r["leaf"] for r in rows])[np.argmax(satisfied, axis=0)]
+    assert np.array_equal(leaves, estimator.apply(samples))
+    for row in rows:  # the rule is its conditions, a disjunction among others in brackets
+        texts = [c["text"] for c in row["conditions"]]
+        assert row["rule"] == (" and ".join(f"({t})" if " or " in t and len(texts) > 1 else t
+                                            for t in texts) or "always")
+    names = ["x0", "x1", "x2", "x3"]
+    for c in (c for row in rows for c in row["conditions"]):
+        # the text says where missing values go exactly when they pass
+        if c["threshold"] is not None and c["threshold"] >= ALL_KNOWN_LEFT:
+            # the test of whether a value is missing (known values all go left)
+            assert c["text"] == missing_text(c["features"], names, missing=c["missing"])
+        else:
+            clause = f" or {missing_text(c['features'], names)}"
+            assert c["text"].endswith(clause) == c["missing"], c
+    return rows
+
+
+_LINEAR = re.compile(r"(.+) (<=|>) (\S+)")
+_TERM = re.compile(r"(?:^|([+-]) )(?:(\S+) \* )?x(\d+)")
+_RATIO = re.compile(r"x(\d+) / x(\d+) (<=|>|>=|<) (\S+)")
+
+
+def read_test(text, features, missing):
+    """The numbers of a printed linear or ratio test, read back: ``("linear", weights,
+    op, threshold)`` or ``("ratio", op, r)``."""
+    if missing:
+        text = text[:-len(f" or {missing_text(features, ['x0', 'x1', 'x2', 'x3'])}")]
+    match = _RATIO.fullmatch(text)
+    if match:
+        assert [int(match[1]), int(match[2])] == list(features)
+        return "ratio", match[3], float(match[4])
+    match = _LINEAR.fullmatch(text)
+    terms = _TERM.findall(match[1])
+    assert [int(f) for _, _, f in terms] == list(features), text
+    weights = [(-1.0 if sign == "-" else 1.0) * float(w or 1.0) for sign, w, _ in terms]
+    return "linear", weights, match[2], float(match[3])
+
+
+def check_printed_tests(estimator, samples, decimals):
+    """The printed linear and ratio tests, numbers read back, route ``samples`` as the
+    conditions do (exactly when printed exactly; a ratio always, on the X it was given)."""
+    encoded = estimator._validate_X_predict(samples)
+    rows = export_rules(estimator, X=encoded, decimals=decimals)
+    for c in (c for row in rows for c in row["conditions"]):
+        if (c["op"] not in ("<=", ">") or "indicator_categories" in c
+                or c["threshold"] >= ALL_KNOWN_LEFT):  # not a comparison of numbers
+            continue
+        read = read_test(c["text"], c["features"], c["missing"])
+        values = encoded[:, c["features"]]
+        known = ~np.isnan(values).any(axis=1)
+        values = values[known]
+        expected = passes(c, encoded)[known]
+        if read[0] == "ratio":
+            _, op, r = read
+            ratio = values[:, 0] / values[:, 1]
+            reads = {"<=": ratio <= r, ">": ratio > r, ">=": ratio >= r, "<": ratio < r}[op]
+            assert np.array_equal(reads, expected), c
+            continue
+        _, weights, op, threshold = read
+        assert op == c["op"]
+        if decimals is None:
+            assert weights == c["weights"] and threshold == c["threshold"], c
+            s = np.zeros(len(values))
+            for k, w in enumerate(weights):
+                s = s + w * values[:, k]
+            assert np.array_equal(s <= threshold if op == "<=" else s > threshold, expected)
+        else:  # each printed number is the test's, rounded to the digits asked for
+            for printed, exact in zip([*weights, threshold], [*c["weights"], c["threshold"]]):
+                assert printed == float(format_number(exact, decimals)), c
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(8, 30), depth=st.integers(1, 3),
+       nan_at_fit=st.booleans(), categorical=st.booleans(), regression=st.booleans(),
+       zero_thresholds=st.booleans())
+def test_every_sample_satisfies_the_rule_of_its_leaf(seed, n, depth, nan_at_fit,
+                                                     categorical, regression,
+                                                     zero_thresholds):
+    rng = np.random.default_rng(seed)
+    # positive columns (a ratio is possible), ties, and a column of category codes
+    X = np.column_stack([np.round(rng.uniform(1, 5, size=(n, 3)), 1),
+                         rng.integers(0, 4, n)]).astype(float)
+    if nan_at_fit:
+        X[rng.uniform(size=X.shape) < 0.15] = np.nan
+    params = {"max_depth": depth, "categorical_features": [3] if categorical else None}
+    target = np.nan_to_num(X[:, 0] - 0.7 * X[:, 1] + (X[:, 3] == 1), nan=0.5)
+    if regression:
+        est = BivariateTreeRegressor(**params).fit(X, target + rng.normal(size=n))
+    else:
+        y = (target > rng.normal(size=n)).astype(int)
+        y[:2] = [0, 1]
+        est = BivariateTreeClassifier(**params).fit(X, y)
+    tree = est.tree_
+    if zero_thresholds:  # tests through the origin, which may read as ratios
+        for node in np.flatnonzero(tree.n_node_features == 2):
+            if not tree.category_mask[node].any():
+                tree.threshold[node] = 0.0
+    # the training rows, and the same rows missing values here and there
+    holes = X.copy()
+    holes[rng.uniform(size=X.shape) < 0.3] = np.nan
+    samples = np.vstack([X, holes])
+    check_rows_route_as_apply(est, samples, X=est._validate_X_predict(samples))
+    for decimals in (None, 4, 2):
+        check_printed_tests(est, samples, decimals)
 
 
 def test_format_rule_omits_unit_weights():

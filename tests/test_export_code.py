@@ -443,3 +443,188 @@ def test_fitted_indicator_slots_on_category_values_route_as_apply(regression):
     frame.rename_axis("id").to_sql("data", db)
     assert _exact(np.ravel(_run_sql(db, export_sql(est, output="leaf"), 1)), expected)
     assert _exact(np.ravel(_run_sql(db, export_sql(est), 1)), est.predict(frame))
+
+
+# ---------------------------------------------------------------------- data text in code
+def _string_constants(source):
+    """Every string constant of ``source`` and its docstrings (``ast``)."""
+    import ast
+
+    tree = ast.parse(source)
+    docs = [ast.get_docstring(node) for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef)]
+    strings = [node.value for node in ast.walk(tree)
+               if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    return docs, strings
+
+
+@pytest.mark.parametrize("quote", ['"""', "'''", "\\'''\"\"\"", "\n", "\r"])
+def test_python_writes_class_labels_only_as_literals(tmp_path, quote):
+    """A label that would end the docstring (or a comment) runs nothing: the docstring is
+    fixed text, and the labels are literals read back as themselves."""
+    marker = tmp_path / "ran"
+    evil = f'{quote}; open({str(marker)!r}, "w"); x = {quote}'
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array(["a", "a", evil, evil], dtype=object)
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, y)
+    for output in ("class", "proba"):
+        source = export_python(clf, output=output)
+        docs, strings = _string_constants(source)
+        assert all(evil not in doc and "'a'" not in doc for doc in docs)
+        assert evil in strings  # a literal, read back as the label itself
+        predict_row = _compiled(clf, output=output)
+        got = [predict_row(row) for row in X.tolist()]
+        if output == "proba":
+            assert got == [tuple(p) for p in clf.predict_proba(X)]
+            assert "    classes = (" in source
+        else:
+            assert got == clf.predict(X).tolist()
+    assert not marker.exists()
+
+
+def test_python_refuses_values_without_a_literal():
+    """A category value or class label whose repr is no literal (a date, a Decimal) is
+    refused by export_python, naming the column; SQL writes a date as an ISO string."""
+    import datetime
+    import decimal
+
+    rng = np.random.default_rng(0)
+    n = 60
+    days = [datetime.date(2020, 1, 1 + i % 4) for i in range(n)]
+    frame = pd.DataFrame({"u": rng.normal(size=n), "day": pd.Series(days, dtype=object)})
+    y = ((frame["u"] > 0) ^ (frame["day"] > datetime.date(2020, 1, 2))).astype(int)
+    clf = BivariateTreeClassifier(max_depth=3, categorical_features=["day"]).fit(frame, y)
+    with pytest.raises(ValueError, match=r"column 'day'.*datetime\.date\(2020, 1, 1\).*"
+                                         r"astype\(str\)"):
+        export_python(clf, row_type="mapping")
+    with pytest.raises(ValueError, match="column 'day'"):
+        export_python(clf)
+    # SQL: ISO dates, which SQLite stores dates as
+    db = sqlite3.connect(":memory:")
+    frame.assign(day=frame["day"].map(datetime.date.isoformat)).rename_axis("id").to_sql(
+        "data", db)
+    sql = export_sql(clf, output="leaf")
+    assert "'2020-01-01'" in sql
+    assert _exact(np.ravel(_run_sql(db, sql, 1)), clf.apply(frame))
+    money = frame.assign(day=[decimal.Decimal(i % 3) / 2 for i in range(n)])
+    clf = BivariateTreeClassifier(max_depth=3, categorical_features=["day"]).fit(money, y)
+    if clf.tree_.is_categorical.any() or clf.tree_.has_indicator_slots.any():
+        with pytest.raises(ValueError, match=r"column 'day'.*Decimal"):
+            export_sql(clf)
+    with pytest.raises(ValueError, match=r"column 'day'.*Decimal"):
+        export_python(clf)
+    labelled = BivariateTreeClassifier(max_depth=1).fit([[0.0], [1.0]], [0, 1])
+    labelled.classes_ = np.array(days[:2], dtype=object)
+    with pytest.raises(ValueError, match=r"class label.*datetime\.date"):
+        export_python(labelled)
+
+
+@pytest.mark.parametrize("name", ["class", "def", "None", "lambda", "float", "int", "zip",
+                                  "__builtins__", "\uff46loat", "not a name", "", "1st"])
+def test_python_function_name_must_define_a_working_function(name):
+    """Keywords (``str.isidentifier`` accepts them), the builtins the function calls, also
+    written in another Unicode form that Python reads as them (NFKC), are refused."""
+    clf = BivariateTreeClassifier(max_depth=1).fit([[0.0], [1.0]], [0, 1])
+    with pytest.raises(ValueError, match="function_name"):
+        export_python(clf, function_name=name)
+
+
+@pytest.mark.parametrize("name", ["match", "case", "type", "_", "\u00e9t\u00e9", "row"])
+def test_python_function_name_soft_keywords_and_unicode_work(name):
+    clf = BivariateTreeClassifier(max_depth=1).fit([[0.0], [1.0]], [0, 1])
+    assert _compiled(clf, function_name=name)([1.0]) == 1
+
+
+def test_empty_and_shared_feature_names():
+    """A column named "" has no SQL identifier: export_sql refuses it (as the table name
+    ""); a Python mapping takes "" as a key like any other. Two features of one name
+    cannot be told apart: both refuse them."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"": rng.normal(size=100), "b": rng.normal(size=100)})
+    clf = BivariateTreeClassifier(max_depth=3).fit(frame, (frame[""] > 0).astype(int))
+    with pytest.raises(ValueError, match="feature 0 has the empty name"):
+        export_sql(clf)
+    with pytest.raises(ValueError, match="cannot be empty"):
+        export_sql(clf, feature_names=["a", "b"], table="")
+    with pytest.raises(ValueError, match="NUL"):
+        export_sql(clf, feature_names=["a\x00", "b"])
+    leaf = _compiled(clf, output="leaf", row_type="mapping")
+    assert _exact([leaf(r) for r in frame.to_dict("records")], clf.apply(frame))
+    db = sqlite3.connect(":memory:")
+    frame.rename(columns={"": "a"}).rename_axis("id").to_sql("data", db)
+    sql = export_sql(clf, output="leaf", feature_names=["a", "b"])
+    assert _exact(np.ravel(_run_sql(db, sql, 1)), clf.apply(frame))
+    for export in (export_sql, lambda c, **o: export_python(c, row_type="mapping", **o)):
+        with pytest.raises(ValueError, match="both named 'a'"):
+            export(clf, feature_names=["a", "a"])
+    assert _compiled(clf, feature_names=["a", "a"])([1.0, 0.0]) == clf.predict([[1.0, 0.0]])
+
+
+def _overflow_tree():
+    """A classifier around a hand-built tree whose linear nodes send NaN left (node 0,
+    three slots) or right (node 1): finite rows near the largest double make their
+    sums overflow to inf - inf = NaN, which apply routes to the missing side."""
+    left, right = [1, 3, -1, -1, -1], [2, 4, -1, -1, -1]
+    leaf = [-1, -1, -1]
+    features = [[0, 1, 2], [1, 2, -1], leaf, leaf, leaf]
+    weights = [[1.0, 2.0, -3.0], [3.0, -4.0, 0.0]] + [[0.0] * 3] * 3
+    threshold = [0.25, -1.0, -2.0, -2.0, -2.0]
+    counts = [10, 6, 4, 3, 3]
+    value = [[4, 3, 3], [3, 2, 1], [1, 1, 2], [2, 1, 0], [1, 1, 1]]
+    missing = [True, False, False, False, False]
+    tree = Tree(left, right, features, weights, threshold, [0.5] * 5, counts,
+                [float(c) for c in counts], value, 3, None, missing)
+    X = _features(60, seed=9)[:, :3]
+    clf = BivariateTreeClassifier(max_depth=1).fit(X, np.arange(60) % 3)
+    clf.tree_ = tree
+    big = [1.7e308, -1.7e308, 1e308, -1e308, 0.0, 1.0, -3.0, np.nan]
+    rows = np.array(list(itertools.product(big, repeat=3)))
+    return clf, rows
+
+
+def test_nan_projection_of_finite_values_takes_the_missing_side():
+    """A sum that overflows to NaN goes where apply sends it, in SQLite (where NaN is
+    NULL), DuckDB (where NaN is above every number) and Python."""
+    clf, X = _overflow_tree()
+    expected = clf.tree_.apply(X)
+    with np.errstate(all="ignore"):
+        sums = X[:, 0] + 2.0 * X[:, 1] + -3.0 * X[:, 2]  # node 0, in slot order
+    nan_sum = np.isnan(sums) & ~np.isnan(X).any(axis=1)
+    assert nan_sum.any() and (expected[nan_sum] != 2).all()  # node 0's missing side: left
+    leaf = _compiled(clf, output="leaf")
+    assert _exact([leaf(r) for r in X.tolist()], expected)
+    assert _exact(_sql_outputs(clf, X, "leaf"), expected)
+    assert _exact(_sql_outputs(clf, X, "class"), clf.classes_[np.argmax(
+        clf.tree_.value[expected], axis=1)])
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    con.register("data", pd.DataFrame(X, columns=["x0", "x1", "x2"]))  # NaN: NULL
+    got = [row[-1] for row in con.execute(export_sql(clf, output="leaf")).fetchall()]
+    assert _exact(got, expected)
+
+
+def test_sql_proba_refuses_a_feature_named_leaf():
+    """The probabilities read the computed column "leaf" by name; SQLite and DuckDB would
+    read a feature column "Leaf" in its place, silently."""
+    X = _features(100, seed=10)
+    clf = BivariateTreeClassifier(max_depth=2).fit(X, X[:, 0] > 0)
+    with pytest.raises(ValueError, match="'Leaf' would be read in its place"):
+        export_sql(clf, output="proba", feature_names=["a", "Leaf", "c", "d"])
+    export_sql(clf, output="leaf", feature_names=["a", "Leaf", "c", "d"])
+
+
+def test_sql_true_is_no_column_name():
+    """SQLite reads the keyword TRUE as the table's column "TRUE" where there is one: the
+    export writes true (a missing side, a boolean label) as a comparison instead."""
+    clf, X = _overflow_tree()
+    names = ["TRUE", "false", "x2"]
+    nulls = set(zip(*np.nonzero(np.isnan(X))))
+    db = _sqlite(np.where(np.isnan(X), 0.0, X), names, nulls)
+    got = np.ravel(_run_sql(db, export_sql(clf, output="leaf", feature_names=names), 1))
+    assert _exact(got, clf.tree_.apply(X))
+    X = _features(200, seed=11)
+    booleans = BivariateTreeClassifier(max_depth=2).fit(X, X[:, 0] > 0)
+    db = _sqlite(X, ["true", "FALSE", "x2", "x3"])
+    got = np.ravel(_run_sql(db, export_sql(booleans, feature_names=["true", "FALSE", "x2",
+                                                                     "x3"]), 1))
+    assert _exact(got.astype(bool), booleans.predict(X))

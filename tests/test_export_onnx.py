@@ -624,3 +624,113 @@ def test_hand_built_indicator_slots_route_as_apply():
     leaves = clf.tree_.apply(X)
     assert len(set(leaves.tolist())) == clf.tree_.n_leaves
     _assert_same(_run(model, X), _expected(clf, leaves))
+
+
+# ---------------------------------------------------------------------- names and markers
+def test_missing_text_cannot_be_a_category():
+    """A missing text value is fed as ``missing_text``: a string that is a category (here
+    "") would be read as that category, so export_onnx refuses it; another marker routes
+    the missing values as predict does."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 300
+    frame = pd.DataFrame({"a": rng.normal(size=n),
+                          "plan": rng.choice(["gold", "", "silver"], n).astype(object)})
+    frame.loc[::5, "plan"] = None
+    y = ((frame.plan == "").to_numpy() | (frame.a > 1.5).to_numpy()).astype(int)
+    clf = BivariateTreeClassifier(max_depth=3).fit(frame, y)
+    assert "" in list(clf.categories_[1])
+    with pytest.raises(ValueError, match=r"missing_text '' is a category of the column "
+                                         r"'plan'.*another missing_text"):
+        export_onnx(clf)
+    with pytest.raises(ValueError, match="missing_text must be a string"):
+        export_onnx(clf, missing_text=None)
+    model = export_onnx(clf, missing_text="<missing>")
+    assert {p.key: p.value for p in model.metadata_props}["missing_text"] == "<missing>"
+    feed = {"a": frame[["a"]].to_numpy("float64"),
+            "plan": frame[["plan"]].astype(object).fillna("<missing>").to_numpy(object)}
+    labels, proba = _session(model).run(None, feed)
+    assert np.array_equal(labels, clf.predict(frame))
+    assert np.array_equal(proba, clf.predict_proba(frame))
+    # a model without the category "" keeps the default, and says so
+    other = BivariateTreeClassifier(max_depth=3).fit(frame.replace({"plan": {"": "bronze"}}),
+                                                     y)
+    props = {p.key: p.value for p in export_onnx(other).metadata_props}
+    assert props["missing_text"] == ""
+
+
+def test_input_names_must_name_one_input_each():
+    """A column named "" cannot name an ONNX input, nor two columns one name; a column named
+    as a value the graph makes inside (``transpose_1``...) is an input like any other."""
+    import pandas as pd
+
+    frame = _text_frame(200, seed=8)
+    targets = _text_targets(frame, False)
+    empty = BivariateTreeClassifier(categorical_features=["colour"], max_depth=3).fit(
+        frame.rename(columns={"a": ""}), targets)
+    with pytest.raises(ValueError, match="feature 0 has the empty name ''"):
+        export_onnx(empty)
+    with pytest.raises(ValueError, match="input_name cannot be empty"):
+        export_onnx(BivariateTreeClassifier(max_depth=2).fit(_features(50, 1), [0, 1] * 25),
+                    input_name="")
+    twice = copy.deepcopy(empty)
+    twice.feature_names_in_ = np.array(["a", "colour", "a"], dtype=object)
+    with pytest.raises(ValueError, match="two features are named 'a'"):
+        export_onnx(twice)
+    # names of the graph's own values: each input keeps its name, the graph routes as apply
+    inner = frame.rename(columns={"a": "transpose_1", "colour": "labelencoder_2",
+                                  "size": "concat_5"})
+    est = BivariateTreeClassifier(categorical_features=["labelencoder_2"], max_depth=4).fit(
+        inner, targets)
+    model = export_onnx(est)
+    onnx.checker.check_model(model, full_check=True)
+    feed = {"transpose_1": inner[["transpose_1"]].to_numpy("float64"),
+            "labelencoder_2": inner[["labelencoder_2"]].fillna("").to_numpy(object),
+            "concat_5": inner[["concat_5"]].to_numpy("float64")}
+    labels, _ = _session(model).run(None, feed)
+    assert np.array_equal(labels, est.predict(inner))
+    assert pd.Series(labels).nunique() == 2
+
+
+def test_category_values_onnx_cannot_carry_are_refused():
+    """Dates (neither numbers nor strings) and numbers that are no double: a clear error."""
+    import datetime
+    import fractions
+
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 80
+    frame = pd.DataFrame({"u": rng.normal(size=n), "day": pd.Series(
+        [datetime.date(2020, 1, 1 + i % 4) for i in range(n)], dtype=object)})
+    y = ((frame["u"] > 0) ^ (frame["day"] > datetime.date(2020, 1, 2))).astype(int)
+    est = BivariateTreeClassifier(categorical_features=["day"], max_depth=3).fit(frame, y)
+    for inputs in ("auto", "matrix", "columns"):
+        with pytest.raises(ValueError, match=r"column 'day' holds the value "
+                                             r"datetime\.date\(2020, 1, 1\).*astype\(str\)"):
+            export_onnx(est, inputs=inputs)
+    thirds = frame.assign(day=[fractions.Fraction(i % 3, 3) for i in range(n)])
+    est = BivariateTreeClassifier(categorical_features=["day"], max_depth=3).fit(thirds, y)
+    with pytest.raises(ValueError, match=r"column 'day' holds the number Fraction\(1, 3\)"):
+        export_onnx(est)
+
+
+def test_nan_projection_of_finite_values_takes_the_missing_side():
+    """A sum that overflows to inf - inf = NaN goes to the node's missing side, as apply
+    sends it (``IsNaN`` of the projection)."""
+    from test_export_code import _overflow_tree
+
+    clf, X = _overflow_tree()
+    got = _run(export_onnx(clf), X)
+    _assert_same(got, _expected(clf, clf.tree_.apply(X)))
+
+
+def test_string_labels_keep_their_trailing_nul_characters():
+    """onnx.helper.make_tensor drops a string's trailing NULs; the labels are written
+    as they are, so "a" and "a\\0" stay two labels."""
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    y = np.array(["a", "a", "a\x00", "a\x00", "\x00" * 3, "\x00" * 3], dtype=object)
+    clf = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    got = _run(export_onnx(clf), X)
+    assert got["label"].tolist() == clf.predict(X).tolist() == y.tolist()

@@ -80,13 +80,18 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
     str
         For example::
 
-            if worst radius + 0.21 * worst texture <= 21.3:
+            if radius + 0.21 * texture <= 21.3:
                 class: 1  (samples: 250, counts: [4, 246])
-            else:
+            else:  # radius + 0.21 * texture > 21.3 or radius or texture is missing
                 ...
 
         Leaves give the class and weighted class counts (or the mean value)
-        with the number of training samples. A categorical node reads
+        with the number of training samples. Every node says once which branch a
+        sample missing one of its features (NaN) takes, as ``predict`` routes it:
+        its ``if`` or its ``else`` line ends in ``"or x7 is missing"``. That is the
+        side learned at fit for a tree grown with missing values, and otherwise
+        the child with more training weight. (A category value never seen at fit
+        is read as missing, as ``predict`` reads it.) A categorical node reads
         ``if colour in {1, 3, 4}:`` (its ``else`` branch: ``colour not in {1, 3, 4}``,
         which includes every code the node never saw). A node whose threshold
         depends on a category, ``if x7 + 0.3 * [colour in {1, 3}] <= 2:``, adds
@@ -103,7 +108,7 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
     >>> print(export_text(clf, feature_names=iris.feature_names), end="")
     if petal length (cm) <= 2.45:
         class: 0  (samples: 50, counts: [50, 0, 0])
-    else:  # petal length (cm) > 2.45
+    else:  # petal length (cm) > 2.45 or petal length (cm) is missing
         class: 1  (samples: 100, counts: [0, 50, 50])
     """
     estimator = tree_estimator(estimator, "export_text")  # a model selector: its chosen tree
@@ -129,15 +134,16 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
         args = (tree.features[node], tree.weights[node], tree.threshold[node], names,
                 decimals)
         mask = tree.category_mask[node]
-        # a tree grown with missing values says on which branch they go
-        left = tree.missing_learned and bool(tree.missing_go_left[node])
-        right = tree.missing_learned and not left
+        # every node says on which branch missing values go: the side learned at
+        # fit, or the heavier child of a tree fitted without them; predict sends a
+        # NaN down either way, so a rule silent about it would misread such a row
+        left = bool(tree.missing_go_left[node])
         line = f"{pad}if {format_rule(*args, category_mask=mask, missing=left)}:"
         # a threshold that depends on a category: its two values, for reading
         reading = indicator_reading(*args, category_mask=mask)
         lines.append(line if reading is None else f"{line}  # {reading}")
         stack.append((tree.children_right[node], depth + 1, None))
-        otherwise = format_rule(*args, op=">", category_mask=mask, missing=right)
+        otherwise = format_rule(*args, op=">", category_mask=mask, missing=not left)
         stack.append((node, depth, f"{pad}else:  # {otherwise}"))
         stack.append((tree.children_left[node], depth + 1, None))
     return "\n".join(lines) + "\n"
@@ -228,12 +234,13 @@ def _leaf_tests(tree):
         stack.append((tree.children_left[node], (node, True)))
 
 
-def _condition(key, entry, names, signs, decimals, learned):
-    """One entry of :func:`_merged_tests` as a condition of :func:`export_rules`.
+def _condition(key, entry, names, decimals, ratio):
+    """One entry of :func:`_leaf_tests` as a condition of :func:`export_rules`.
 
-    ``signs`` is that of :func:`~bivtree.formatting.feature_signs`, or ``None`` to
-    write no ratio. With ``learned`` (a tree grown with missing values) the
-    condition says whether samples missing one of its features pass it.
+    ``ratio(features, weights, threshold, op)`` gives the test as a ratio, or
+    ``None`` to write it in its linear form. The condition says whether samples
+    missing one of its features pass it, in ``missing`` and, where they do, in its
+    text.
     """
     if key[0] == "categories":
         node, inside, outside, missing = entry
@@ -243,7 +250,7 @@ def _condition(key, entry, names, signs, decimals, learned):
         else:
             op, codes = "in", mask_to_categories(inside & ~outside)
         text = format_categories(names[f], codes, op)
-        if learned and missing:
+        if missing:
             text += f" or {missing_text([f], names)}"
         out = {"node": int(node), "features": [f], "weights": [1.0], "threshold": None,
                "op": op, "categories": codes, "text": text}
@@ -252,11 +259,11 @@ def _condition(key, entry, names, signs, decimals, learned):
         node, t, missing = entry
         op = "<=" if left else ">"
         # a ratio of a feature to an indicator means nothing
-        text = None if any(masks) else ratio_rule(feats, wts, t, op, names, signs, decimals)
+        text = None if any(masks) else ratio(feats, wts, t, op)
         if text is None:
             text = format_rule(feats, wts, t, names, decimals, op=op, category_mask=masks,
-                               missing=learned and missing)
-        elif learned and missing:
+                               missing=missing)
+        elif missing:
             text += f" or {missing_text(feats, names)}"
         out = {"node": int(node), "features": list(feats), "weights": list(wts),
                "threshold": t, "op": op, "text": text}
@@ -268,9 +275,22 @@ def _condition(key, entry, names, signs, decimals, learned):
                                         category_mask=masks)
             if reading is not None:
                 out["reading"] = reading
-    if learned:
-        out["missing"] = bool(missing)
+    out["missing"] = bool(missing)
     return out
+
+
+def _joined(texts):
+    """Condition texts joined by ``" and "``, a disjunction among several in brackets.
+
+    A test that missing values pass (``"x7 <= 0.5 or x7 is missing"``) or a test of
+    two category sets that holds for three of their four combinations (``"a in {1}
+    or b in {2}"``) is an ``or``; joined unbracketed, ``and`` would bind tighter
+    and the rule would select other samples. A bracket around a text whose ``" or "``
+    is only inside a name or a category value is harmless.
+    """
+    if len(texts) > 1:
+        texts = [f"({t})" if " or " in t else t for t in texts]
+    return " and ".join(texts)
 
 
 def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
@@ -286,16 +306,21 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
     feature_names : sequence of str, default=None
         Defaults to ``feature_names_in_`` or ``x0, x1, ...``.
     X : array-like of shape (n_samples, n_features), default=None
-        Data (typically the training data) used only to decide where a test through
-        the origin may be written as a ratio: the denominator must keep one sign on
-        every row. Without ``X`` no ratio is written.
+        Data (typically the training data) used only to decide where a test
+        ``x_j + w * x_k <= t`` may be written as a ratio ``x_j / x_k <= r``: the
+        denominator must keep one sign on every row, the printed ratio must send
+        every row of ``X`` the way the test does, and the test's boundary must stay
+        within the rounding of the printed ratio over the range of ``|x_k|`` on
+        ``X``, so that no more samples than those within rounding of the boundary
+        can read the other way (see :func:`ratio_rule`). Otherwise the test is
+        written in its linear form. Without ``X`` no ratio is written.
     class_names : sequence of str, default=None
         Display names of ``classes_`` (classifier only).
     decimals : int or None, default=4
         Significant digits in the rule text (``None``: exact).
     ratios : bool, default=True
-        Write ``x_j + w * x_k <= 0`` as ``x_j / x_k <= -w`` where that is valid
-        (see :func:`ratio_rule`).
+        Write ``x_j + w * x_k <= t`` as ``x_j / x_k <= -w`` where that means the
+        same test at the printed digits (see ``X`` and :func:`ratio_rule`).
     as_frame : bool, default=False
         Return a pandas DataFrame instead of a list of dicts.
 
@@ -306,18 +331,23 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
 
         - ``leaf``: node id of the leaf (as in ``apply``);
         - ``rule``: the tests as text joined by ``" and "`` (``"always"`` for a
-          single-leaf tree). Repeated tests of the same projection in the same
-          direction are merged into the tightest one, which is exactly equivalent;
+          single-leaf tree), a test reading ``"... or ..."`` in brackets (``"x0 > 1
+          and (x1 <= 2 or x1 is missing)"``). Repeated tests of the same projection
+          in the same direction are merged into the tightest one, which is exactly
+          equivalent;
         - ``conditions``: the same tests as dicts with ``node``, ``features``,
           ``weights``, ``threshold`` (exact), ``op`` (``"<="`` for the left
           branch, ``">"`` for the right) and ``text``. The tests of categorical
           nodes on one feature are merged into one condition with ``op``
           ``"in"`` (the code is one of ``categories``) or ``"not in"`` (it is
           none of them: any other value, also one the tree never saw),
-          ``categories`` (sorted codes) and ``threshold`` ``None``. For a tree
-          grown with missing values, ``missing`` says whether a sample missing
-          a feature of the condition passes it (the text then ends in
-          ``"or x7 is missing"``). A test reading category indicators has
+          ``categories`` (sorted codes) and ``threshold`` ``None``. ``missing``
+          says whether a sample missing a feature of the condition (NaN) passes
+          it (the text then ends in ``"or x7 is missing"``): the side the node
+          learned at fit, or for a tree fitted without missing values the child
+          with more training weight, as ``predict`` does (which also reads a
+          category value never seen at fit as missing). A test reading category
+          indicators has
           ``indicator_categories`` (per slot, the codes of its set or ``None``)
           and, with one numeric slot, ``reading``: its two thresholds, e.g.
           ``"x7 <= 1.7 if colour in {1, 3}, else x7 <= 2"``;
@@ -330,8 +360,12 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
 
     Notes
     -----
-    Every training sample satisfies exactly one row's conditions and gets that
-    row's prediction, because the rows are the root-to-leaf paths of the tree.
+    Every sample, one with missing values included, satisfies exactly one row's
+    conditions (read from their exact numbers, a missing feature passing a
+    condition iff its ``missing`` is true) and gets that row's prediction,
+    because the rows are the root-to-leaf paths of the tree. The texts round
+    numbers to ``decimals`` digits, so a sample within rounding of a boundary
+    may read the other way in them.
 
     Examples
     --------
@@ -345,22 +379,30 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
     >>> for row in rows:
     ...     print(row["rule"], "->", row["prediction"], row["n_samples"], row["error"])
     petal length (cm) <= 2.45 -> setosa 50 0.0
-    petal length (cm) > 2.45 -> versicolor 100 50.0
+    petal length (cm) > 2.45 or petal length (cm) is missing -> versicolor 100 50.0
     """
     estimator = tree_estimator(estimator, "export_rules")  # a model selector: its chosen tree
     tree = estimator.tree_
     names = resolve_feature_names(estimator, feature_names)
     labels = resolve_class_labels(estimator, class_names)
     signs = feature_signs(X, tree.n_features) if ratios else None
+    rows_checked = np.asarray(X, dtype=float) if signs is not None else None
+    # a node's test recurs in the row of every leaf below it: decide (and check on
+    # the rows of X) once per test
+    ratios_seen = {}
+
+    def ratio(features, weights, threshold, op):
+        key = (features, weights, threshold, op)
+        if key not in ratios_seen:
+            ratios_seen[key] = ratio_rule(features, weights, threshold, op, names, signs,
+                                          decimals, X=rows_checked)
+        return ratios_seen[key]
+
     rows = []
     for leaf, tests in _leaf_tests(tree):
-        conditions = [_condition(key, entry, names, signs, decimals, tree.missing_learned)
-                      for key, entry in tests]
-        # a test that missing values pass reads "... or x7 is missing": bracket it
-        texts = [f"({c['text']})" if c.get("missing") and len(conditions) > 1 else c["text"]
-                 for c in conditions]
+        conditions = [_condition(key, entry, names, decimals, ratio) for key, entry in tests]
         row = {"leaf": int(leaf),
-               "rule": " and ".join(texts) or "always",
+               "rule": _joined([c["text"] for c in conditions]) or "always",
                "conditions": conditions}
         value = tree.value[leaf]
         if labels is None:
@@ -428,8 +470,18 @@ _DOT_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"
 
 
 def _dot_string(text):
-    """``text`` as a DOT double-quoted string body (quotes and backslashes escaped)."""
-    return str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    """``text`` as the body of a DOT double-quoted string, shown as written in a label.
+
+    Graphviz's lexer reads ``\\"`` as a quote and ``\\\\`` as a pair (so an
+    escaped backslash never escapes the closing quote), and a label then reads
+    ``\\\\`` as one backslash and ``\\n`` as a line break: every backslash is
+    doubled, every quote escaped, and line breaks (``\\r\\n``, ``\\r``, ``\\n``)
+    written ``\\n``, so no other escape (``\\N``, ``\\G``, ``\\l``...) comes from
+    the text. A NUL, which would end Graphviz's C string, is shown as U+2400.
+    The string is never an HTML-like label (those are ``<...>``, not quoted).
+    """
+    text = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\x00", "\u2400")
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
 
 
 def _blend(hex_colour, alpha):

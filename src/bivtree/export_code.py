@@ -18,12 +18,22 @@ used slot with a category set) tests membership of the code in its set of
 integers, so a fraction or a code outside the set goes right, as in
 :func:`bivtree._kernels.traversal.goes_left`. A missing value (SQL ``NULL``,
 Python ``NaN``) in a feature a node uses takes the node's missing side
-(``Tree.missing_go_left``). A model that encoded a column's category values at
-fit takes those values (``'red'``) and reads a value it never saw as a missing
-one, as :meth:`predict` does.
+(``Tree.missing_go_left``), and so does a row whose finite values make the sum
+NaN (``inf - inf`` after an overflow), as in ``goes_left``. A model that encoded
+a column's category values at fit takes those values (``'red'``) and reads a
+value it never saw as a missing one, as :meth:`predict` does.
+
+No text from the data (class labels, category values, feature names) reaches
+the generated code other than as an escaped literal: SQL identifiers are
+double-quoted with inner quotes doubled, SQL strings single-quoted with inner
+quotes doubled, Python values written by :func:`_py_value` as literals of their
+own builtin type, and neither export writes data into a comment or docstring.
 """
 
+import datetime
+import keyword
 import math
+import unicodedata
 
 import numpy as np
 
@@ -38,6 +48,9 @@ __all__ = ["export_python", "export_sql"]
 _OUTPUTS = ("class", "proba", "leaf")
 #: largest power of two an SQL integer literal holds (BIGINT is 64-bit signed).
 _SQL_POWER = 62
+#: true and false in SQL: comparisons, which no column name can stand for (SQLite reads
+#: TRUE and FALSE as the column of that name where the table has one).
+_SQL_TRUE, _SQL_FALSE = "(1 = 1)", "(1 = 0)"
 #: nodes per line in the tables of the generated Python function.
 _PER_LINE = 8
 
@@ -80,6 +93,23 @@ def _used_slots(tree, node):
     """
     return [(int(f), float(w), int(m)) for f, w, m in
             zip(tree.features[node], tree.weights[node], tree.category_mask[node]) if f >= 0]
+
+
+def _check_names(names, what, empty=False):
+    """``names``, refused when two are the same, or one is empty (unless ``empty``): each
+    names ``what`` (a column, a key), and a shared name cannot say which feature it is."""
+    for j, name in enumerate(names):
+        if name == "" and not empty:
+            raise ValueError(f"feature {j} has the empty name '', which cannot be {what}: "
+                             "give the feature a name (feature_names=[...], or rename the "
+                             "column before fitting)")
+    seen = {}
+    for j, name in enumerate(names):
+        if name in seen:
+            raise ValueError(f"features {seen[name]} and {j} are both named {name!r}; "
+                             f"each feature needs its own name as {what}")
+        seen[name] = j
+    return names
 
 
 # ---------------------------------------------------------------------- SQL
@@ -151,42 +181,99 @@ def sql_float(value, decimals=None):
     return f"(CAST({numerator} AS DOUBLE PRECISION) / {' / '.join(divisors)})"
 
 
+def _check_sql_text(text, what):
+    """``text``, refused when it holds a NUL character, which no SQL text can carry
+    (SQLite's and PostgreSQL's C interfaces end the statement there)."""
+    if "\x00" in text:
+        raise ValueError(f"{what} {text!r} holds a NUL character, which an SQL statement "
+                         "cannot carry")
+    return text
+
+
 def quote_identifier(name):
     """``name`` as a double-quoted SQL identifier (inner quotes doubled).
+
+    Inside double quotes only a double quote is special, so any text but the
+    empty string and one holding a NUL character is a valid identifier.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is empty (``""`` is a zero-length identifier, which
+        PostgreSQL and DuckDB reject) or holds a NUL character.
 
     Examples
     --------
     >>> quote_identifier('petal "width" cm')
     '"petal ""width"" cm"'
     """
-    return '"' + str(name).replace('"', '""') + '"'
+    name = str(name)
+    if not name:
+        raise ValueError("an SQL identifier (a table or column name) cannot be empty")
+    return '"' + _check_sql_text(name, "the SQL identifier").replace('"', '""') + '"'
+
+
+def _sql_string(text, what="the value"):
+    """``text`` as an SQL string literal: single quotes, inner single quotes doubled.
+
+    Standard SQL (SQLite, PostgreSQL with its default ``standard_conforming_strings``,
+    DuckDB) gives a backslash no meaning inside such a literal.
+    """
+    return "'" + _check_sql_text(str(text), what).replace("'", "''") + "'"
 
 
 def _sql_value(value, decimals):
     """A class label, value or leaf id as an SQL literal of its type."""
     if isinstance(value, (bool, np.bool_)):
-        return "TRUE" if value else "FALSE"
+        # not the keywords TRUE / FALSE: SQLite reads them as a column of that name
+        # where the table has one
+        return _SQL_TRUE if value else _SQL_FALSE
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
         return sql_float(value, decimals)
-    return "'" + str(value).replace("'", "''") + "'"
+    # an output column: any other label reads as its text
+    return _sql_string(value, "the class label")
 
 
-def _sql_sets(values, f, mask):
+def _sql_category(value, name):
+    """A category value of column ``name`` as an SQL literal that the column's value equals.
+
+    Strings, booleans, integers and floats are literals of their type (a float
+    written exactly, as :func:`sql_float` does). Dates, times and datetimes are
+    ISO strings (``'2020-01-31'``, ``'2020-01-31 12:00:00'``): PostgreSQL and
+    DuckDB read such a literal as a value of the column's date or time type, and
+    SQLite stores dates as that text. Any other type (``Decimal``, ``Fraction``,
+    an object) has no SQL literal the column could equal: it is refused.
+    """
+    if isinstance(value, str):
+        return _sql_string(value, f"the category value of column {str(name)!r}")
+    if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+        # an infinite value has no literal all three engines read: sql_float refuses it
+        return _sql_value(value, None)
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date too
+        return _sql_string(value.isoformat(" ") if isinstance(value, datetime.datetime)
+                           else value.isoformat())
+    raise ValueError(f"export_sql cannot write the category value {value!r} of column "
+                     f"{str(name)!r} (type {type(value).__name__}): a category value must be "
+                     "a string, a number, a boolean, a date, a time or a datetime; convert "
+                     "the column before fitting (e.g. df[col].astype(str))")
+
+
+def _sql_sets(values, f, mask, name):
     """SQL literals of the category set ``mask`` of feature ``f``, and of all its categories.
 
     Returns ``(members, known)``: for a column of codes, the codes of the set and
     ``None``; for a column of category values (``values[f]``, see
-    ``_tabular.code_values``), the values of the set's codes and every value
-    known at fit.
+    ``_tabular.code_values``; ``name`` is the column's, for messages), the
+    values of the set's codes and every value known at fit.
     """
     if values is None or values[f] is None:
         # ``IN`` compares numerically: 2.0 matches 2, 2.5 and NULL match nothing
         return [str(c) for c in mask_to_categories(mask)], None
-    members = [_sql_value(v, None) for c in mask_to_categories(mask) if c < len(values[f])
-               for v in values[f][c]]
-    known = [_sql_value(v, None) for code_values in values[f] for v in code_values]
+    members = [_sql_category(v, name) for c in mask_to_categories(mask)
+               if c < len(values[f]) for v in values[f][c]]
+    known = [_sql_category(v, name) for code_values in values[f] for v in code_values]
     return members, known
 
 
@@ -220,45 +307,61 @@ def _sql_indicator(column, members, known):
             f"WHEN {other} THEN 0.0 END)")
 
 
-def _sql_test(tree, node, columns, decimals, values=None):
+def _sql_test(tree, node, columns, decimals, values=None, names=None):
     """The SQL condition that is true exactly when a row goes left at ``node``.
 
     ``values`` (``_tabular.code_values``) holds, for a feature encoded as
     categories at fit, the values of each code: the test then compares the
-    column with those values instead of codes.
+    column with those values instead of codes (``names``: the features' names,
+    for messages).
 
-    A NULL in a feature of the test makes the comparison NULL, which counts as
-    false (right); a node whose missing side is the left one adds ``OR ... IS NULL``,
-    and for a column of category values ``OR ... NOT IN`` the values known at fit
-    (the model reads a value it never saw as a missing one). An indicator slot's
-    term is NULL for such values (:func:`_sql_indicator`), so the sum is NULL.
+    Categorical node: a NULL makes ``IN`` NULL, which counts as false (right); a
+    node whose missing side is the left one adds ``OR ... IS NULL``, and for a
+    column of category values ``OR ... NOT IN`` the values known at fit (the
+    model reads a value it never saw as a missing one).
+
+    Linear node: the sum ``s`` is NULL when a feature is NULL (an indicator
+    slot's term is NULL for a value unseen at fit too, :func:`_sql_indicator`),
+    and finite values can make it NaN (``1e308 + 1e308 - 1e308 - 1e308``), which
+    ``goes_left`` sends to the missing side like a missing value. SQLite turns a
+    NaN result into NULL; PostgreSQL and DuckDB keep NaN and order it above every
+    number, +infinity included. ``s <= t`` is false (or NULL) for both, sending
+    the row right. A node whose missing side is the left one tests
+    ``COALESCE(-(s) >= -t, 1 = 1)`` instead: negation is exact and reverses the
+    order of numbers, so for a number (infinities included) it is ``s <= t``;
+    NaN stays above everything, so it holds for NaN; and NULL becomes true
+    (``1 = 1``, not the keyword ``TRUE``, which SQLite reads as a column named so).
     """
     slots = _used_slots(tree, node)
-    missing = []
     if tree.categorical_mask(node):
         f, _, mask = slots[0]
-        members, known = _sql_sets(values, f, mask)
+        members, known = _sql_sets(values, f, mask, _name(names, f))
         test = _sql_in(columns[f], members)
-        missing = _sql_missing(columns[f], known)
-    else:
-        # the sum starts at 0.0 and adds the terms left to right, as goes_left does;
-        # a weight of exactly 1 is left out of its term (1 * v == v for every double)
-        terms = ["0.0"]
-        for f, w, mask in slots:
-            value, known = columns[f], None
-            if mask:
-                members, known = _sql_sets(values, f, mask)
-                value = _sql_indicator(columns[f], members, known)
-            terms.append(value if w == 1.0 else f"{sql_float(w, decimals)} * {value}")
-            missing += _sql_missing(columns[f], known)
-        test = f"{' + '.join(terms)} <= {sql_float(tree.threshold[node], decimals)}"
+        if not tree.missing_go_left[node]:
+            return test
+        return f"({test} OR {' OR '.join(_sql_missing(columns[f], known))})"
+    # the sum starts at 0.0 and adds the terms left to right, as goes_left does;
+    # a weight of exactly 1 is left out of its term (1 * v == v for every double)
+    terms = ["0.0"]
+    for f, w, mask in slots:
+        value = columns[f]
+        if mask:
+            members, known = _sql_sets(values, f, mask, _name(names, f))
+            value = _sql_indicator(columns[f], members, known)
+        terms.append(value if w == 1.0 else f"{sql_float(w, decimals)} * {value}")
+    total = " + ".join(terms)
+    threshold = float(tree.threshold[node])
     if not tree.missing_go_left[node]:
-        return test
-    # a feature read by both slots is named once
-    return f"({test} OR {' OR '.join(dict.fromkeys(missing))})"
+        return f"{total} <= {sql_float(threshold, decimals)}"
+    return f"COALESCE(-({total}) >= {sql_float(-threshold, decimals)}, {_SQL_TRUE})"
 
 
-def _sql_case(tree, columns, outputs, decimals, values=None):
+def _name(names, f):
+    """Feature ``f``'s name for a message (its index where ``names`` is None)."""
+    return f if names is None else names[f]
+
+
+def _sql_case(tree, columns, outputs, decimals, values=None, names=None):
     """One flat ``CASE``: a ``WHEN`` per leaf, in preorder, on its left turns only.
 
     A row reaching leaf ``L`` passes every test where ``L``'s path turns left;
@@ -282,7 +385,7 @@ def _sql_case(tree, columns, outputs, decimals, values=None):
             continue
         stack.append((int(tree.children_right[node]), len(path), None))
         stack.append((int(tree.children_left[node]), len(path),
-                      _sql_test(tree, node, columns, decimals, values)))
+                      _sql_test(tree, node, columns, decimals, values, names)))
     *tested, (_, last) = whens
     if not tested:
         return _sql_value(last, decimals)
@@ -311,8 +414,9 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     output : {"class", "proba", "leaf"}, default="class"
         ``"class"``: a column ``prediction`` with the class label (the mean
         value for a regressor); ``"proba"``: a column ``leaf`` and one column
-        ``proba_<class>`` per class; ``"leaf"``: a column ``leaf`` with the leaf
-        id :meth:`apply` gives.
+        ``proba_<class>`` per class (computed from ``leaf`` by name, so the
+        table must have no other column ``leaf``, in any case); ``"leaf"``: a
+        column ``leaf`` with the leaf id :meth:`apply` gives.
     decimals : int or None, default=None
         ``None`` writes every constant exactly (see :func:`sql_float`), and any
         engine computing in IEEE doubles then routes every row as :meth:`apply`
@@ -333,19 +437,41 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
         value known at fit>) THEN 0.0 END`` for a column of category values), NULL
         for a missing or unseen value, which makes the whole sum NULL.
         Class labels are literals of their type (string, integer, double,
-        ``TRUE`` / ``FALSE``).
+        ``(1 = 1)`` / ``(1 = 0)``: SQLite reads ``TRUE`` as a column of that name
+        where the table has one).
 
     Notes
     -----
     A leaf's ``WHEN`` holds the tests where its path turns left, joined by
     ``AND``; leaves are listed left to right, so the first ``WHEN`` that holds
     names the row's leaf. A missing value is a NULL: a test that is NULL counts
-    as false, sending the row right, and a node whose missing side is the left
-    one (``Tree.missing_go_left``) tests ``... OR "x0" IS NULL`` for its features
-    (and ``OR "colour" NOT IN (...)`` the values known at fit, for a column of
-    category values), so NULLs go where :meth:`apply` sends NaN. SQLite limits an expression to 1,000 levels
-    (``SQLITE_MAX_EXPR_DEPTH``), so a leaf with more left turns than that
+    as false, sending the row right. At a node whose missing side is the left
+    one (``Tree.missing_go_left``), a categorical test adds ``OR "colour" IS
+    NULL`` (and ``OR "colour" NOT IN (...)`` the values known at fit, for a
+    column of category values), and a linear test reads
+    ``COALESCE(-(0.0 + "x0" + w * "x1") >= -t, (1 = 1))``: true where ``s <= t``,
+    and for a NULL sum (a missing value) or a NaN one (finite values whose
+    products or sum overflow to ``inf - inf``), which :meth:`apply` sends to the
+    missing side too; SQLite turns NaN into NULL, PostgreSQL and DuckDB order it
+    above every number, and the test holds in both. So NULLs (and NaN sums) go
+    where :meth:`apply` sends NaN. PostgreSQL raises an error where a sum
+    overflows instead of computing ``inf``. SQLite limits an expression to 1,000
+    levels (``SQLITE_MAX_EXPR_DEPTH``), so a leaf with more left turns than that
     needs a larger limit there.
+
+    Category values are written as literals of their type; dates, times and
+    datetimes as ISO strings (``'2020-01-31'``), which PostgreSQL and DuckDB
+    compare as values of the column's type and SQLite as the text it stores
+    them as. Other types of category values are refused.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``output``, ``output="proba"`` of a regressor, a feature
+        (or ``table``) name that is empty or holds a NUL character, two features
+        of the same name, a feature named ``leaf`` with ``output="proba"``, a
+        category value of a type without an SQL literal, or a label holding a
+        NUL character.
 
     Examples
     --------
@@ -361,12 +487,20 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
     """
     estimator = tree_estimator(estimator, "export_sql")  # a model selector: its chosen tree
     tree, classes = _check_output(estimator, output)
-    columns = [quote_identifier(n) for n in resolve_feature_names(estimator, feature_names)]
+    names = _check_names(resolve_feature_names(estimator, feature_names), "an SQL column")
+    columns = [quote_identifier(n) for n in names]
     source = quote_identifier(table)
     values = code_values(estimator)
     if output == "proba":
+        # the outer query reads the inner column "leaf" by name: a feature column of
+        # that name (SQLite and DuckDB fold case) would be read instead, silently
+        clash = [n for n in names if str(n).casefold() == "leaf"]
+        if clash:
+            raise ValueError(f"output='proba' names its leaf column \"leaf\", and the "
+                             f"feature {str(clash[0])!r} would be read in its place: name "
+                             "the features otherwise (feature_names=[...] and a view)")
         ids = list(range(tree.node_count))
-        leaf = _sql_case(tree, columns, ids, decimals, values)
+        leaf = _sql_case(tree, columns, ids, decimals, values, names)
         proba = _leaf_outputs(tree, classes, "proba")
         leaves = np.flatnonzero(tree.children_left == TREE_LEAF)
         selected = []
@@ -379,18 +513,49 @@ def export_sql(estimator, *, table="data", feature_names=None, output="class",
                 + f'\nFROM (SELECT *,\n{leaf} AS "leaf"\nFROM {source}) AS "leaves"')
     name = '"leaf"' if output == "leaf" else '"prediction"'
     expression = _sql_case(tree, columns, _leaf_outputs(tree, classes, output), decimals,
-                           values)
+                           values, names)
     return f"SELECT *,\n{expression} AS {name}\nFROM {source}"
 
 
 # ---------------------------------------------------------------------- Python
-def _py_value(value):
-    """A Python literal (or a float expression) evaluating to ``value`` exactly."""
-    if isinstance(value, list):
-        return "(" + "".join(_py_value(v) + ", " for v in value) + ")"
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"float({str(value)!r})"
-    return repr(value)
+def _py_value(value, what="the value"):
+    """A Python literal (or a float expression) evaluating to ``value`` exactly.
+
+    A list becomes a tuple of its items. A string, bytes, boolean, integer or
+    float (numpy scalars as those) is written by the ``__repr__`` of that builtin
+    type (a subclass's own ``__repr__`` is not called), which Python reads back
+    as an equal value of that type; a non-finite float as ``float('inf')``. Such
+    a literal is all the data text the source holds, and it cannot end early: a
+    string's ``repr`` escapes its backslashes, the quote it is delimited by and
+    every character that is not printable (line breaks, U+2028, NUL), so the
+    literal is one line that the first unescaped quote of its own kind ends.
+
+    Raises
+    ------
+    ValueError
+        For a value of any other type (a date, a ``Decimal``, an object), whose
+        ``repr`` needs names the function does not have, or could be any code;
+        ``what`` names the value in the message.
+    """
+    if isinstance(value, (list, tuple)):
+        return "(" + "".join(_py_value(v, what) + ", " for v in value) + ")"
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        text = float.__repr__(value)
+        return text if math.isfinite(value) else f"float({text!r})"
+    if isinstance(value, str):
+        return str.__repr__(value)
+    if isinstance(value, bytes):
+        return bytes.__repr__(value)
+    raise ValueError(f"export_python writes {what} as a Python literal, and {value!r} (of "
+                     f"type {type(value).__name__}) has none: a value must be a string, a "
+                     "number, a boolean or bytes; convert it before fitting (e.g. "
+                     "df[col].astype(str)), or use export_sql")
 
 
 def _py_table(name, items):
@@ -448,12 +613,32 @@ _PY_TAIL = '''\
     return output[node]
 '''
 
+#: what the generated function returns, for its docstring: no data text goes there
 _PY_RETURNS = {
     "class": "the predicted class",
     "value": "the predicted value",
-    "proba": "a tuple of the class probabilities (in the order {classes})",
+    "proba": "a tuple of the class probabilities, in the order of the table classes",
     "leaf": "the id of the leaf the row reaches",
 }
+#: builtins the generated function calls: a function of that name would replace them
+_PY_BUILTINS = ("float", "int", "zip")
+
+
+def _check_function_name(name):
+    """``name``, refused unless ``def name(row):`` defines it and leaves the code working.
+
+    Python reads identifiers in NFKC form (``ｆloat`` is ``float``), so the
+    normalized name must not be a keyword nor a builtin the function calls.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"function_name {name!r} is not a Python identifier")
+    normal = unicodedata.normalize("NFKC", name)
+    if keyword.iskeyword(normal):
+        raise ValueError(f"function_name {name!r} is a Python keyword")
+    if normal in _PY_BUILTINS or normal == "__builtins__":
+        raise ValueError(f"function_name {name!r} would replace the builtin {normal!r}, "
+                         f"which the function calls ({', '.join(_PY_BUILTINS)})")
+    return name
 
 
 def export_python(estimator, *, function_name="predict_row", output="class",
@@ -474,10 +659,12 @@ def export_python(estimator, *, function_name="predict_row", output="class",
         A fitted estimator. A model selector (``TAOTreeClassifierCV``,
         ``CostComplexityCV``...) stands for its chosen tree, ``best_estimator_``.
     function_name : str, default="predict_row"
+        A Python identifier that is not a keyword nor one of the builtins the
+        function calls (``float``, ``int``, ``zip``).
     output : {"class", "proba", "leaf"}, default="class"
         What the function returns: the class label (the mean value for a
-        regressor), a tuple of class probabilities in ``classes_`` order, or the
-        leaf id.
+        regressor), a tuple of class probabilities in ``classes_`` order (the
+        function's table ``classes`` lists them), or the leaf id.
     feature_names : sequence of str, default=None
         Keys of a ``"mapping"`` row; defaults to ``feature_names_in_`` or
         ``x0, x1, ...``.
@@ -494,7 +681,20 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     Returns
     -------
     str
-        Source code defining ``function_name(row)``.
+        Source code defining ``function_name(row)``. Class labels, feature
+        names and category values appear in it only as Python literals of their
+        builtin type (``str``, ``bytes``, ``bool``, ``int``, ``float``), never in
+        its docstring or a comment.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``output`` or ``row_type``, a ``function_name`` that
+        cannot name the function, two features of the same name with
+        ``row_type="mapping"``, or a class label or category value of another
+        type than those above (a date, a ``Decimal``...), which has no literal
+        the function could compare or return without imports: convert such a
+        column to strings or numbers before fitting.
 
     Examples
     --------
@@ -510,10 +710,13 @@ def export_python(estimator, *, function_name="predict_row", output="class",
     tree, classes = _check_output(estimator, output)
     if row_type not in ("sequence", "mapping"):
         raise ValueError(f"row_type must be 'sequence' or 'mapping', got {row_type!r}")
-    if not function_name.isidentifier():
-        raise ValueError(f"function_name {function_name!r} is not a Python identifier")
+    _check_function_name(function_name)
     names = resolve_feature_names(estimator, feature_names)
-    keys = names if row_type == "mapping" else list(range(len(names)))
+    if row_type == "mapping":
+        # each feature is the key of its own name ("" is a key like any other)
+        keys = [str(name) for name in _check_names(names, "a key of the row", empty=True)]
+    else:
+        keys = list(range(len(names)))
     nodes = range(tree.node_count)
     features, weights = [], []
     for node in nodes:
@@ -521,16 +724,16 @@ def export_python(estimator, *, function_name="predict_row", output="class",
         features.append(_py_value([keys[f] for f, _, _ in slots]))
         weights.append(_py_value([w for _, w, _ in slots]))
     kind = output if output != "class" or classes is not None else "value"
-    returns = _PY_RETURNS[kind].format(classes=_py_value([c.item() if hasattr(c, "item")
-                                                          else c for c in classes])
-                                       if classes is not None else "")
     row_doc = ("row[i] is feature i" if row_type == "sequence"
                else "row[name] is the feature of that name")
+    # the docstring is fixed text: labels, names and values appear only as literals
     lines = [f"def {function_name}(row):",
-             f'    """Return {returns} for one row ({row_doc}).',
+             f'    """Return {_PY_RETURNS[kind]} for one row ({row_doc}).',
              "",
              "    Exported from a bivtree model; routes every row as the model does.",
              '    """']
+    if output == "proba":
+        lines += _py_table("classes", [_py_value(c, "the class label") for c in classes])
     lines += _py_table("left", [str(int(c)) for c in tree.children_left])
     lines += _py_table("right", [str(int(c)) for c in tree.children_right])
     lines += _py_table("features", features)
@@ -547,12 +750,13 @@ def export_python(estimator, *, function_name="predict_row", output="class",
             if tree.children_left[node] != TREE_LEAF and not tree.categorical_mask(node)
             else "()" for node in nodes])
     lines += _py_table("missing_left", [str(bool(m)) for m in tree.missing_go_left])
-    lines += _py_table("output", [_py_value(v) for v in _leaf_outputs(tree, classes, output)])
+    lines += _py_table("output", [_py_value(v, "the class label")
+                                  for v in _leaf_outputs(tree, classes, output)])
     body = _PY_HEAD + linear + _PY_TAIL
     values = code_values(estimator)
     if values is None:
         return "\n".join(lines) + "\n" + body
-    lines += _py_codes(values, keys)
+    lines += _py_codes(values, keys, names)
     body = body.replace(_PY_CODE, _PY_MAPPED_CODE).replace(_PY_VALUE, _PY_MAPPED_VALUE)
     return "\n".join(lines) + "\n" + body
 
@@ -570,13 +774,17 @@ _PY_MAPPED_VALUE = (
     "                         else row[key])\n")
 
 
-def _py_codes(values, keys):
-    """``codes = {...}``: per categorical feature, each category value's code."""
+def _py_codes(values, keys, names):
+    """``codes = {...}``: per categorical feature (its key in the row), each category
+    value's code; a value without a literal (:func:`_py_value`) is refused, naming
+    its column (``names``)."""
     lines = ["    codes = {"]
     for f, per_code in enumerate(values):
         if per_code is None:
             continue
-        pairs = ", ".join(f"{v!r}: {c}" for c, group in enumerate(per_code) for v in group)
-        lines.append(f"        {keys[f]!r}: {{{pairs}}},")
+        what = f"the category value of column {str(names[f])!r}"
+        pairs = ", ".join(f"{_py_value(v, what)}: {c}" for c, group in enumerate(per_code)
+                          for v in group)
+        lines.append(f"        {_py_value(keys[f])}: {{{pairs}}},")
     lines.append("    }")
     return lines

@@ -125,13 +125,28 @@ def _check_estimator(estimator, text_columns=False):
     tree = estimator.tree_
     text = _text_columns(estimator)
     names = _column_names(estimator)
+    values = code_values(estimator)
+    for f, codes in enumerate(values or []):
+        for v in (v for group in codes or [] for v in group):
+            kind = "text" if isinstance(v, str) else (
+                "number" if isinstance(v, numbers.Real) else "other")
+            if kind == "other":
+                raise ValueError(f"the categorical column {names[f]!r} holds the value {v!r} "
+                                 f"(of type {type(v).__name__}), which no ONNX input can "
+                                 "carry (a tensor holds strings or numbers): convert the "
+                                 "column to strings or numbers before fitting (e.g. "
+                                 "df[col].astype(str))")
+            if kind == "number" and float(v) != v:
+                # the graph compares values in double: one that is no double never matches
+                raise ValueError(f"the categorical column {names[f]!r} holds the number "
+                                 f"{v!r}, which is no double: the graph compares values "
+                                 "in double; convert the column to floats before fitting")
     if text and not text_columns:
         raise ValueError(f"the model encodes the categorical column(s) "
                          f"{[names[f] for f in text]} from values that are not numbers, "
                          "which an input of one numeric tensor cannot take; export it with "
                          "inputs='columns' (one input per column, strings for these), or "
                          "use export_python or export_sql, which take the values")
-    values = code_values(estimator)
     mixed = [names[f] for f in text
              if not all(isinstance(v, str) for vals in values[f] for v in vals)]
     if mixed:
@@ -176,24 +191,42 @@ def _leaf_tables(estimator, tree, is_classifier, classes=None):
 
 # ---------------------------------------------------------------------- graph backends
 class _ModelGraph:
-    """Nodes and initializers of a standalone ONNX graph."""
+    """Nodes and initializers of a standalone ONNX graph.
 
-    def __init__(self, helper, opset):
+    ``reserved`` holds the names of the graph's inputs and outputs, which come
+    from the data (a column may be named ``transpose_1``): the names made here
+    for intermediate values skip them, as every value of a graph needs its own.
+    """
+
+    def __init__(self, helper, opset, reserved=()):
         self.helper = helper
         self.opset = opset
         self.nodes = []
         self.initializers = []
         self._count = 0
+        self._reserved = set(reserved)
 
     def name(self, prefix):
         self._count += 1
+        while f"{prefix}_{self._count}" in self._reserved:
+            self._count += 1
         return f"{prefix}_{self._count}"
 
     def constant(self, prefix, array):
         array = np.asarray(array)
         name = self.name(prefix)
-        self.initializers.append(self.helper.make_tensor(
-            name, _tensor_type(array), array.shape, _tensor_values(array)))
+        if array.dtype == object:
+            # strings written as they are: helper.make_tensor passes them through a
+            # numpy bytes array, which drops trailing NUL characters ("a\0" -> "a")
+            from onnx import TensorProto
+
+            tensor = TensorProto(name=name, data_type=TensorProto.STRING,
+                                 dims=array.shape)
+            tensor.string_data.extend(_tensor_values(array))
+        else:
+            tensor = self.helper.make_tensor(name, _tensor_type(array), array.shape,
+                                             _tensor_values(array))
+        self.initializers.append(tensor)
         return name
 
     def op(self, op_type, inputs, output=None, domain="", **attrs):
@@ -380,7 +413,10 @@ def _category_codes(g, x, values):
     rows = []
     for f, codes in enumerate(values):
         row = g.op("Gather", [xt, g.constant("feature", np.array([f]))], axis=0)  # (1, N)
-        if codes is not None:
+        if codes is not None and not codes:
+            # no code (the column was all missing at fit): every value reads as missing
+            row = g.op("Mul", [row, g.constant("nan", np.array(np.nan))])
+        elif codes is not None:
             keys = np.array([float(v) for vals in codes for v in vals])
             code_of = np.array([float(c) for c, vals in enumerate(codes) for _ in vals])
             hits = g.op("Cast", [g.op("Equal", [row, g.constant("keys", keys[:, None])])],
@@ -498,7 +534,7 @@ def _onnx_type(name):
 
 # ---------------------------------------------------------------------- public
 def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=None,
-                inputs="auto"):
+                inputs="auto", missing_text=""):
     """An ONNX model predicting a batch of rows exactly as the estimator does.
 
     The model uses standard operators only (domains ``ai.onnx`` and
@@ -533,6 +569,16 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
         :meth:`predict` reads it), every other column is ``input_type``.
         ``"auto"``: ``"columns"`` for a model with text categories, else
         ``"matrix"``.
+    missing_text : str, default=""
+        The string that stands for a missing value in a text column's input (a
+        string tensor holds no NaN or None): feed it where the column is missing
+        (``frame[[name]].astype(object).fillna(missing_text)``). The graph reads
+        every string not seen at fit as a missing value, so any such string
+        works; ``export_onnx`` checks that ``missing_text`` is none of the
+        column's categories, which would read it as that category, and raises
+        otherwise: a model with the category ``""`` needs another marker, e.g.
+        ``missing_text="<missing>"``. The model keeps it in its metadata
+        (``metadata_props``, key ``missing_text``).
 
     Returns
     -------
@@ -553,9 +599,11 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
         For an unknown ``input_type``, an ``input_name`` that names an output, an
         opset below 13, class labels that are neither integers nor strings, a
         model that encodes categories that are not numbers with
-        ``inputs="matrix"``, a categorical column mixing text and numbers, a
-        feature named as an output with ``inputs="columns"``, or a tree of more
-        than 2**24 leaves.
+        ``inputs="matrix"``, a categorical column mixing text and numbers or
+        holding values that are neither (dates...), a ``missing_text`` that is
+        a category of a text column, a feature named as an output, named ``""``
+        or named as another feature with ``inputs="columns"`` (an input's name
+        is its feature's), or a tree of more than 2**24 leaves.
     ImportError
         If the ``onnx`` package is missing (``pip install bivtree[onnx]``).
 
@@ -589,12 +637,15 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
     >>> label, proba = session.run(None, {"X": X.astype("float64")})  # doctest: +SKIP
 
     A model fitted on a DataFrame with text categories takes one input per
-    column (``inputs="auto"``)::
+    column (``inputs="auto"``), a missing text value as ``missing_text``
+    (``""`` by default)::
 
-        feed = {name: frame[[name]].astype(object).fillna("").to_numpy(object)
+        missing = "<missing>"  # no category of "colour"; export_onnx checks it
+        model = export_onnx(clf, missing_text=missing)
+        feed = {name: frame[[name]].astype(object).fillna(missing).to_numpy(object)
                 if name == "colour" else frame[[name]].to_numpy("float64")
                 for name in frame.columns}
-        label, proba = session.run(None, feed)
+        label, proba = ort.InferenceSession(model.SerializeToString()).run(None, feed)
     """
     estimator = tree_estimator(estimator, "export_onnx")  # a model selector: its chosen tree
     if input_type not in ("double", "float"):
@@ -610,11 +661,10 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
     outputs = {"label": "label", "probabilities": "probabilities"} if is_classifier else {
         "variable": "variable"}
     names = [input_name] if inputs == "matrix" else _column_names(estimator)
-    clash = [name for name in names if name in outputs]
-    if clash:
-        what = "input_name" if inputs == "matrix" else "the feature name"
-        raise ValueError(f"{what} {clash[0]!r} is the name of an output")
-    g = _ModelGraph(helper, opset)
+    _check_input_names(names, outputs, by_column=inputs != "matrix")
+    if text:
+        _check_missing_text(missing_text, estimator, text)
+    g = _ModelGraph(helper, opset, reserved=[*names, *outputs])
     _build(g, input_name if inputs == "matrix" else names, estimator, input_type == "float",
            outputs)
 
@@ -641,10 +691,52 @@ def export_onnx(estimator, *, input_type="double", input_name="X", target_opset=
                                              helper.make_opsetid("ai.onnx.ml", ML_OPSET)])
     model.doc_string = (f"bivtree {type(estimator).__name__}: {tree.node_count} nodes, "
                         f"{tree.n_leaves} leaves; routes rows as bivtree's apply")
+    props = {}
     names = getattr(estimator, "feature_names_in_", None)
     if names is not None:
-        helper.set_model_props(model, {"feature_names": json.dumps([str(n) for n in names])})
+        props["feature_names"] = json.dumps([str(n) for n in names])
+    if text and inputs == "columns":
+        props["missing_text"] = missing_text
+    if props:
+        helper.set_model_props(model, props)
     return model
+
+
+def _check_input_names(names, outputs, by_column):
+    """Refuse input names ONNX cannot take: empty, shared by two inputs, or an output's.
+
+    ``by_column``: ``names`` are the features' (one input per column), else
+    ``input_name`` alone.
+    """
+    for j, name in enumerate(names):
+        if name == "":
+            raise ValueError(f"feature {j} has the empty name '', which cannot name an ONNX "
+                             "input: rename the column before fitting" if by_column else
+                             "input_name cannot be empty: it names the ONNX input")
+        if name in outputs:
+            what = "the feature name" if by_column else "input_name"
+            raise ValueError(f"{what} {name!r} is the name of an output")
+    if len(set(names)) < len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise ValueError(f"two features are named {twice!r}; each ONNX input needs its own "
+                         "name: rename the columns before fitting")
+
+
+def _check_missing_text(missing_text, estimator, text):
+    """Refuse a ``missing_text`` that a text column (``text``: their indices) reads as a
+    category: fed for a missing value, it would be routed as that category."""
+    # a ValueError, as for every bad argument of the exports
+    is_text = isinstance(missing_text, str)
+    if not is_text:
+        raise ValueError(f"missing_text must be a string, got {missing_text!r}")
+    values = code_values(estimator)
+    names = _column_names(estimator)
+    for f in sorted(text):
+        if any(v == missing_text for group in values[f] for v in group):
+            raise ValueError(f"missing_text {missing_text!r} is a category of the column "
+                             f"{names[f]!r}, so a missing value fed as it would read as that "
+                             "category: pass another missing_text, one that is no category "
+                             "(e.g. missing_text='<missing>'), and feed it for missing values")
 
 
 # ---------------------------------------------------------------------- skl2onnx

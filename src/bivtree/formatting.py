@@ -401,12 +401,28 @@ _FLIP = {"<=": ">=", ">": "<", ">=": "<=", "<": ">"}
 
 
 def ratio_rule(features, weights, threshold, op, feature_names, signs,
-               decimals=DEFAULT_DECIMALS):
-    """A bivariate test through the origin written as a ratio, or ``None``.
+               decimals=DEFAULT_DECIMALS, X=None):
+    """A bivariate test (nearly) through the origin written as a ratio, or ``None``.
 
     ``x_j + w * x_k <= t`` with ``t`` zero is ``x_j / x_k <= -w`` where ``x_k > 0``
     (the comparison flips where ``x_k < 0``), e.g. ``waist - 0.5 * height > 0`` reads
     ``waist / height > 0.5``.
+
+    The ratio is written only where it means the node's test at the printed
+    digits. Where ``x_k`` keeps one sign the test is ``x_j / x_k <= rho(x_k)``
+    with ``rho(x_k) = -w + t / x_k``: a ratio that drifts with ``x_k`` unless
+    ``t`` is zero. The printed ratio ``r`` (``-w`` with ``decimals`` significant
+    digits, read back) stands for the ratios within half a unit ``u`` of its last
+    digit, so it is written only if ``|rho(x_k) - r| <= u`` for every ``x_k`` the
+    data hold. ``rho`` is monotone in ``x_k`` and tends to ``-w``, itself within
+    ``u`` of ``r``, for large ``|x_k|``: the test at the smallest ``|x_k|``,
+    ``|-w - r + t / x_k| <= u``, covers every ``x_k`` of that sign beyond it, data
+    or new samples. The two boundaries are then at most ``u * |x_k|`` apart at
+    every such ``x_k``, as far as rounding ``w`` to ``decimals`` digits may move the
+    linear form's boundary: only samples within that rounding of the boundary
+    can read the other way, none farther. With ``X`` the printed ratio must also
+    send every row of ``X`` (with both features known) the way the test does.
+    With ``decimals=None`` only a threshold of exactly zero passes.
 
     Parameters
     ----------
@@ -419,34 +435,63 @@ def ratio_rule(features, weights, threshold, op, feature_names, signs,
         ``sign[k]`` is +1 / -1 when feature ``k`` keeps that sign on the data, 0
         otherwise; ``min_abs[k]`` its smallest magnitude (see :func:`feature_signs`).
     decimals : int or None
-        The threshold counts as zero when dropping it moves the projection of every
-        sample by no more than rounding ``w`` to ``decimals`` significant digits
-        would (``|t| <= 0.5 * 10**(1 - decimals) * |w| * min |x_k|``); with
-        ``None`` only an exact zero does.
+        Significant digits of the ratio; ``None`` prints it exactly.
+    X : array-like of shape (n_samples, n_features), default=None
+        Rows the printed ratio must route as the test does (typically the data
+        ``signs`` comes from); ``None`` checks no rows.
 
     Returns
     -------
     str or None
         ``None`` unless the node is bivariate, the denominator keeps one sign on
-        the data and the threshold counts as zero.
+        the data and the printed ratio means the test as described above.
     """
     used = [(int(f), float(w)) for f, w in zip(features, weights) if f >= 0]
     if signs is None or len(used) != 2 or used[0][1] != 1.0:
         return None
     (j, _), (k, w) = used
     sign, min_abs = signs
-    if sign[k] == 0 or w == 0.0:
+    threshold = float(threshold)
+    if sign[k] == 0 or w == 0.0 or not np.isfinite(threshold):
         return None
+    text = format_number(-w, decimals)
+    r = float(text)
     if decimals is None:
-        negligible = threshold == 0.0
+        faithful = threshold == 0.0 and r == -w
     else:
-        negligible = abs(threshold) <= 0.5 * 10.0 ** (1 - decimals) * abs(w) * min_abs[k]
-    if not negligible:
+        # rho(x_k) - r where |x_k| is smallest, the farthest rho gets from -w
+        drift = threshold / (sign[k] * float(min_abs[k]))
+        faithful = abs((-w - r) + drift) <= _half_unit(-w, decimals)
+    if not faithful:
         return None
+    if X is not None:
+        X = np.asarray(X, dtype=float)
+        xj, xk = X[:, j], X[:, k]
+        known = ~(np.isnan(xj) | np.isnan(xk))
+        xj, xk = xj[known], xk[known]
+        # the test as the tree computes it (the slots summed in order, from 0.0) ...
+        goes_left = (0.0 + 1.0 * xj) + w * xk <= threshold
+        # ... and the ratio as printed (a rule for one sign of x_k, read as written)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = xj / xk
+        reads_left = ratio <= r if sign[k] > 0 else ratio >= r
+        if not np.array_equal(goes_left, reads_left):
+            return None
     if sign[k] < 0:  # dividing by a negative denominator reverses the comparison
         op = _FLIP[op]
-    return (f"{quoted_name(feature_names[j])} / {quoted_name(feature_names[k])} {op} "
-            f"{format_number(-w, decimals)}")
+    return f"{quoted_name(feature_names[j])} / {quoted_name(feature_names[k])} {op} {text}"
+
+
+def _half_unit(value, decimals):
+    """Half a unit in the last digit :func:`format_number` keeps of ``value`` (nonzero).
+
+    The exponent is taken from ``value`` and from its rounding and the smaller
+    kept, as rounding can carry into the next power of ten (``0.99996`` prints as
+    ``1`` at 4 digits, a rounding to ``0.0001``).
+    """
+    rounded = float(format_number(value, decimals))
+    exponent = min(np.floor(np.log10(abs(v))) for v in (value, rounded))
+    return 0.5 * 10.0 ** (exponent - decimals + 1)
 
 
 def leaf_error(estimator, tree, node):

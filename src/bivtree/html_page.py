@@ -50,6 +50,7 @@ gives a 1.7 MB page.
 import colorsys
 import html
 import json
+import re
 
 import numpy as np
 
@@ -98,6 +99,8 @@ _TAB10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
 _TAB20 = ("#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",
           "#ff9896", "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2",
           "#7f7f7f", "#c7c7c7", "#bcbd22", "#dbdb8d", "#17becf", "#9edae5")
+#: a surrogate code point on its own (a str can hold one; UTF-8 cannot encode it).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 #: matplotlib's viridis at 0, 0.1, ..., 1 (RGB), the colour scale of a regressor's values.
 _VIRIDIS = ((68, 1, 84), (72, 36, 117), (65, 68, 135), (53, 95, 141), (42, 120, 142),
             (33, 145, 140), (34, 168, 132), (68, 191, 112), (122, 209, 81), (189, 223, 38),
@@ -212,11 +215,11 @@ class _PageBuilder:
         entry["missing_left"] = bool(tree.missing_go_left[node])
         args = (tree.features[node], tree.weights[node], tree.threshold[node], names, decimals)
         # the texts of export_text's "if RULE:" and "else:  # RULE" lines
-        left = tree.missing_learned and entry["missing_left"]
-        right = tree.missing_learned and not entry["missing_left"]
+        # (each names the branch missing values take, learned or the heavier child)
+        left = entry["missing_left"]
         masks = tree.category_mask[node]
         entry["rule"] = format_rule(*args, category_mask=masks, missing=left)
-        entry["else"] = format_rule(*args, op=">", category_mask=masks, missing=right)
+        entry["else"] = format_rule(*args, op=">", category_mask=masks, missing=not left)
         entry["pretty"] = _pretty(entry["rule"])
         entry["plot"] = None
         return entry
@@ -440,10 +443,18 @@ def _script_json(payload):
     """``payload`` as JSON that is safe inside a ``<script>`` element.
 
     Every ``<`` is written ``\\u003c``, so no feature name or label can close the
-    element or open a comment in it; ``JSON.parse`` reads the same text back.
+    element (``</script>``) or open a comment in it (``<!--``); ``>`` and ``&``
+    are escaped too (harmless inside the element, but no data text then reads as
+    markup anywhere). U+2028 and U+2029, line terminators to older JavaScript
+    parsers, and lone surrogates, which UTF-8 cannot encode, are escaped as well.
+    ``json.dumps`` already escapes quotes, backslashes and control characters
+    (NUL included). ``JSON.parse`` reads the same text back.
     """
     text = json.dumps(payload, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
-    return text.replace("<", "\\u003c")
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _check_count(name, value, low):
