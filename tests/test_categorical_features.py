@@ -477,6 +477,20 @@ def test_an_unhashable_value_at_predict_is_an_unseen_category():
     np.testing.assert_array_equal(est.predict(new), est.predict(missing))
 
 
+def test_an_empty_text_is_a_missing_value_not_a_category():
+    """As an empty CSV cell: "" and None are the same missing value, at fit and predict."""
+    X = pd.DataFrame({"u": np.linspace(-1.0, 1.0, 30),
+                      "d": pd.Series(["p", "", "q"] * 10, dtype=object)})
+    y = (X["d"] == "").astype(int)
+    est = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    assert list(est.categories_[1]) == ["p", "q"]
+    as_none = X.assign(d=X["d"].replace({"": None}))
+    np.testing.assert_array_equal(est.predict(X), est.predict(as_none))
+    assert est.score(X, y) == 1.0
+    same = BivariateTreeClassifier(max_depth=2).fit(as_none, y)
+    assert same.tree_.to_json() == est.tree_.to_json()
+
+
 def test_column_names_of_mixed_types_are_a_value_error():
     """scikit-learn raises a TypeError for them; bivtree's bad input is a ValueError."""
     X = pd.DataFrame({0: np.linspace(-1.0, 1.0, 20), "v": np.arange(20.0)})

@@ -402,3 +402,19 @@ def test_export_text_and_rules_give_the_two_thresholds():
     rules = export_rules(clf, feature_names=["x0", "x1"])
     assert [c["reading"] for row in rules for c in row["conditions"]] == [
         reading, reading.replace("<=", ">")]
+
+
+def test_an_indicator_sending_every_known_value_left_is_stored_as_every_category():
+    """``[c in {k}] <= ALL_KNOWN_LEFT`` (every known row left, the missing ones right: the
+    missingness of a categorical column is the signal) is stored as the categorical node
+    "c in {every category}" with its sides kept, not as "c in {k}" with the sides swapped
+    (which routed other rows than the ones scored, at the objective of a perfect split)."""
+    X = pd.DataFrame({"u": np.linspace(-1.0, 1.0, 30),
+                      "d": pd.Series(["p", None, "q"] * 10, dtype=object)})
+    y = X["d"].isna().astype(int).to_numpy()
+    est = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    tree = est.tree_
+    assert tree.node_count == 3 and est.score(X, y) == 1.0
+    assert tree.category_mask[0][0] == categories_to_mask([0, 1])
+    assert not tree.missing_go_left[0]
+    np.testing.assert_array_equal(est.apply(X), walk_leaves(tree, est._validate_X_predict(X)))

@@ -628,9 +628,10 @@ def test_hand_built_indicator_slots_route_as_apply():
 
 # ---------------------------------------------------------------------- names and markers
 def test_missing_text_cannot_be_a_category():
-    """A missing text value is fed as ``missing_text``: a string that is a category (here
-    "") would be read as that category, so export_onnx refuses it; another marker routes
-    the missing values as predict does."""
+    """A missing text value is fed as ``missing_text``. The empty text is a missing value
+    at fit (never a category), so the default "" always reads as missing and routes as
+    predict routes None; a marker that is a category would be read as that category, so
+    export_onnx refuses it."""
     import pandas as pd
 
     rng = np.random.default_rng(0)
@@ -640,24 +641,25 @@ def test_missing_text_cannot_be_a_category():
     frame.loc[::5, "plan"] = None
     y = ((frame.plan == "").to_numpy() | (frame.a > 1.5).to_numpy()).astype(int)
     clf = BivariateTreeClassifier(max_depth=3).fit(frame, y)
-    assert "" in list(clf.categories_[1])
-    with pytest.raises(ValueError, match=r"missing_text '' is a category of the column "
+    assert list(clf.categories_[1]) == ["gold", "silver"]
+    model = export_onnx(clf)
+    assert {p.key: p.value for p in model.metadata_props}["missing_text"] == ""
+    feed = {"a": frame[["a"]].to_numpy("float64"),
+            "plan": frame[["plan"]].astype(object).fillna("").to_numpy(object)}
+    labels, proba = _session(model).run(None, feed)
+    assert np.array_equal(labels, clf.predict(frame))
+    assert np.array_equal(proba, clf.predict_proba(frame))
+    with pytest.raises(ValueError, match=r"missing_text 'gold' is a category of the column "
                                          r"'plan'.*another missing_text"):
-        export_onnx(clf)
+        export_onnx(clf, missing_text="gold")
     with pytest.raises(ValueError, match="missing_text must be a string"):
         export_onnx(clf, missing_text=None)
     model = export_onnx(clf, missing_text="<missing>")
     assert {p.key: p.value for p in model.metadata_props}["missing_text"] == "<missing>"
-    feed = {"a": frame[["a"]].to_numpy("float64"),
-            "plan": frame[["plan"]].astype(object).fillna("<missing>").to_numpy(object)}
-    labels, proba = _session(model).run(None, feed)
+    feed["plan"] = (frame[["plan"]].astype(object).replace({"": None}).fillna("<missing>")
+                    .to_numpy(object))
+    labels, _ = _session(model).run(None, feed)
     assert np.array_equal(labels, clf.predict(frame))
-    assert np.array_equal(proba, clf.predict_proba(frame))
-    # a model without the category "" keeps the default, and says so
-    other = BivariateTreeClassifier(max_depth=3).fit(frame.replace({"plan": {"": "bronze"}}),
-                                                     y)
-    props = {p.key: p.value for p in export_onnx(other).metadata_props}
-    assert props["missing_text"] == ""
 
 
 def test_input_names_must_name_one_input_each():

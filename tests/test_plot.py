@@ -268,8 +268,9 @@ def test_a_long_cascade_is_wrapped_into_columns():
     X, y = data(n=50)
     clf = BivariateTreeClassifier(max_depth=1).fit(X[:, :2], y > 0)
     counts = np.arange(n, 0, -1)
+    # missing values go right (the cascade's way): each box says so on a line of its own
     clf.tree_ = Tree(left, right, features, weights, threshold, np.zeros(n), counts,
-                     counts.astype(float), value, 2)
+                     counts.astype(float), value, 2, missing_go_left=np.zeros(n, dtype=bool))
     ax = plot_tree(clf)
     width, height = ax.figure.get_size_inches()
     assert 0.8 < width / height < 4.0

@@ -10,8 +10,8 @@ before the estimators' usual checks (``validate_data``):
   (:func:`encode_fit`), the category *values* kept per column on the estimator
   (``categories_``), so that exports print ``color in {red, blue}`` and
   prediction maps values to the same codes (:func:`encode_predict`). A value
-  unseen at fit, and a missing one (None, NaN), becomes NaN: the missing
-  value of the numeric matrix;
+  unseen at fit, and a missing one (None, NaN, and the empty text ``""``, which
+  is never a category), becomes NaN: the missing value of the numeric matrix;
 - a DataFrame keeps its column names (``feature_names_in_``) whatever the mix of
   dtypes: the encoded columns replace the originals in a copy of the frame.
 
@@ -324,6 +324,11 @@ def encode_fit(estimator, X):
     for j in categorical:
         j = int(j)
         values, missing, dtype = _column(X, j)
+        # an empty text is a missing value, as an empty cell of a CSV file is: a category
+        # "" would be indistinguishable from the missing text of every consumer that
+        # writes missing text as "" (a CSV file, ONNX's string inputs)
+        missing = missing | np.array([isinstance(v, str) and v == "" for v in values],
+                                     dtype=bool)
         name = _display_name(X, j)
         cats = _sorted_categories(values[~missing], dtype, name)
         infinite = [c for c in cats if isinstance(c, numbers.Real)

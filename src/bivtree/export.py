@@ -561,12 +561,14 @@ def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names
             fill = f', fillcolor="{colour}"' if filled else ""
             lines.append(f'{node} [label="{_dot_string(text)}"{fill}];')
         else:
-            left = tree.missing_learned and bool(tree.missing_go_left[node])
+            # every node says where missing values go (predict routes them whether or
+            # not the fit saw any): the side learned at fit, else the heavier child
+            left = bool(tree.missing_go_left[node])
             rule = format_rule(tree.features[node], tree.weights[node], tree.threshold[node],
                                names, decimals, category_mask=tree.category_mask[node],
                                missing=left)
             text = f"{head}{rule}\n|R| = {n}"
-            if tree.missing_learned and not left and tree.threshold[node] < ALL_KNOWN_LEFT:
+            if not left and tree.threshold[node] < ALL_KNOWN_LEFT:
                 # the "no" branch takes the missing values: say so under the test
                 text += f"\n{missing_text(tree.features[node], names)}: no"
             lines.append(f'{node} [label="{_dot_string(text)}"];')

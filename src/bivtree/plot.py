@@ -1255,7 +1255,7 @@ class _TreePicture:
         rule = _pretty(format_rule(tree.features[node], tree.weights[node],
                                    tree.threshold[node], self.names, self.decimals,
                                    category_mask=tree.category_mask[node],
-                                   missing=tree.missing_learned and tree.missing_go_left[node]))
+                                   missing=bool(tree.missing_go_left[node])))
         if self.data.has_data:
             char_w = self.fontsize * 0.55 / 72.0  # inches per character, to wrap rules
             width_chars = int((_DEC_WIDTH - 0.1) / char_w)
@@ -1727,7 +1727,7 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
 
     rule = format_rule(tree.features[node_id], tree.weights[node_id], tree.threshold[node_id],
                        names, decimals, category_mask=tree.category_mask[node_id],
-                       missing=tree.missing_learned and tree.missing_go_left[node_id])
+                       missing=bool(tree.missing_go_left[node_id]))
     ratio = None
     if not np.any(tree.category_mask[node_id]):
         # an indicator slot reads 0 or 1, not its feature's codes: no ratio of features

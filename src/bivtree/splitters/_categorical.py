@@ -56,7 +56,7 @@ from numba import njit
 
 from .. import _memory
 from .._config import ITYPE, NUMBA_OPTS
-from .._kernels.scan import gather_node, scan_values
+from .._kernels.scan import ALL_KNOWN_LEFT, gather_node, scan_values
 from .._kernels.traversal import MAX_CATEGORY
 from ..tree import (
     MASK_DTYPE,
@@ -419,6 +419,16 @@ class _IndicatorSearch:
         info = dict(split.info, indicators=[
             [int(self.feature[i]), mask_to_categories(self.mask[i])] for i in j])
         if np.count_nonzero(features >= 0) == 1:
+            f = int(features[features >= 0][0])
+            if split.threshold >= ALL_KNOWN_LEFT:
+                # every known category left, the missing ones on their side: the
+                # categorical node "x_c in {every category of the fit}", sides kept
+                present = _present_categories(self.data.X[:, f])
+                masks[features >= 0] = categories_to_mask(present)
+                return make_split(features, split.weights, 0.0, split.objective,
+                                  category_mask=masks, missing_left=split.missing_left,
+                                  **dict(info, kind="categorical",
+                                         categories=[int(c) for c in present]))
             # ``[x_c in S] <= t`` sends the other categories left: stored as the
             # categorical node "x_c in S", left and right swapped (same objective)
             return make_split(features, split.weights, 0.0, split.objective,
