@@ -737,3 +737,53 @@ def test_pair_search_matters_only_where_pairs_are_searched():
                                      feature_cost=0.8, pair_search=search).fit(Xd, yd)
             for search in ("coarse_to_fine", "orientations")}
     assert fits["coarse_to_fine"].objective_ < fits["orientations"].objective_
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), depth=st.integers(1, 3), n_classes=st.integers(2, 3),
+       regression=st.booleans())
+def test_tao_from_several_starts_ends_at_most_at_each_start(seed, depth, n_classes,
+                                                           regression):
+    """``init`` a list: TAO runs from each initial tree and keeps the least objective, which
+    is at most the objective of every initial tree (TAO never increases its objective) and
+    that of the run from each start alone."""
+    X, y = blobs(60, 3, n_classes, seed)
+    if regression:
+        y = X[:, 0] - 2.0 * X[:, 1] * (y > 0)
+        cls, greedy = TAOTreeRegressor, BivariateTreeRegressor
+        starts = ["bivariate", "univariate", greedy(max_depth=depth, min_samples_leaf=5)]
+    else:
+        cls, greedy = TAOTreeClassifier, BivariateTreeClassifier
+        starts = ["bivariate", "univariate", greedy(max_depth=depth, criterion="entropy")]
+    params = {"max_depth": depth, "alpha": 0.01, "random_state": 0}
+    est = cls(init=starts, **params).fit(X, y)
+    assert est.init_objectives_.shape == (3,)
+    assert est.objective_ == est.init_objectives_.min()
+    assert est.init_index_ == int(np.argmin(est.init_objectives_))
+    for k, start in enumerate(starts):
+        alone = cls(init=start, **params).fit(X, y)
+        assert alone.objective_ == est.init_objectives_[k]
+        # the start's own objective: its first entry of the path, never exceeded
+        assert est.objective_ <= alone.objective_path_[0] + 1e-12
+    kept = cls(init=starts[est.init_index_], **params).fit(X, y)
+    np.testing.assert_array_equal(kept.predict(X), est.predict(X))
+
+
+def test_tao_from_several_starts_refuses_what_is_not_a_start():
+    X, y = blobs(40, 3, 2, 0)
+    with pytest.raises(ValueError, match="init is an empty list"):
+        TAOTreeClassifier(init=[]).fit(X, y)
+    with pytest.raises(ValueError, match=r"init lists 'auto'; each initial tree must be"):
+        TAOTreeClassifier(init=["bivariate", "auto"]).fit(X, y)
+    with pytest.raises(ValueError, match=r"init lists 3"):
+        TAOTreeClassifier(init=[3]).fit(X, y)
+
+
+def test_tao_from_several_starts_is_the_same_on_one_and_two_threads():
+    X, y = blobs(80, 4, 3, 1)
+    starts = ["bivariate", "univariate", BivariateTreeClassifier(max_depth=3,
+                                                                  criterion="entropy")]
+    one = TAOTreeClassifier(init=starts, max_depth=3, n_jobs=1).fit(X, y)
+    two = TAOTreeClassifier(init=starts, max_depth=3, n_jobs=2).fit(X, y)
+    assert one.tree_.to_json() == two.tree_.to_json()
+    np.testing.assert_array_equal(one.init_objectives_, two.init_objectives_)

@@ -88,7 +88,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         # the paper advises 1.1 to 1.5
         "feature_cost": [Interval(Real, 0.0, None, closed="neither")],
         "init": [Options((*INIT_SPLITTERS, "auto")), InstanceOf(Tree, "a bivtree Tree"),
-                 InstanceOf(BaseEstimator, "a bivtree tree estimator")],
+                 InstanceOf(BaseEstimator, "a bivtree tree estimator"),
+                 InstanceOf((list, tuple), "a list of initial trees")],
         # these go to the greedy tree TAO starts from, which takes the same values
         **{name: BaseBivariateTree._parameter_constraints[name]
            for name in ("max_depth", "min_samples_leaf", "n_orientations", "max_pairs",
@@ -192,7 +193,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         data = TAOData(_writable(X, order="F"), labels, targets, sample_weight, n_classes,
                        categorical=categorical, regression=regression)
         init = self.init
-        cache = None
+        cache = result = None
         key = (search_key(data, self.n_orientations, self.pair_search, exact_max_samples),
                self._pair_features)
         if self.warm_start and hasattr(self, "_tao_state"):
@@ -204,14 +205,21 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
             # the same data and search settings: the previous searches still hold
             if getattr(self, "_search_cache", (None, None))[0] == key:
                 cache = self._search_cache[1]
+        elif isinstance(init, (list, tuple)):
+            # every start is optimized there, the best kept
+            init, state, result, cache = self._best_start(init, data, X, y, sample_weight,
+                                                          exact_max_samples, key, t0)
         else:
             if isinstance(init, str) and init == "auto":
                 init = self._choose_init(X, y, sample_weight, labels, targets, n_classes,
                                          exact_max_samples, t0)
             state = TAOState.from_tree(self._initial_tree(init, X, y, sample_weight),
                                        regression, categorical)
-        memo = None if self._search_memos is None else self._search_memos.setdefault(key, {})
-        result, cache = self._run(data, state, exact_max_samples, cache, start=t0, memo=memo)
+        if result is None:
+            memo = (None if self._search_memos is None
+                    else self._search_memos.setdefault(key, {}))
+            result, cache = self._run(data, state, exact_max_samples, cache, start=t0,
+                                      memo=memo)
         self._tao_state = state
         self._search_cache = (key, cache)
         self.init_ = init if isinstance(init, str) else "given"
@@ -228,6 +236,50 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.feature_importances_ = self._feature_importances(data.X, sample_weight)
         _report_in_user_units(self.tree_, None, exponent, not regression)
         return self
+
+    def _best_start(self, inits, data, X, y, sample_weight, exact_max_samples, key, start):
+        """TAO from each of ``inits``; the run of least objective (the first on ties).
+
+        TAO never increases its objective, so the tree kept is at least as good on
+        the objective as the best of the initial trees, and as each run from
+        its own. Sets ``init_objectives_`` (the final objective of each run, in
+        the order of ``inits``) and ``init_index_`` (the run kept).
+
+        Returns
+        -------
+        init, state, result, cache
+            The kept run's initial tree (a name or the given object), its
+            optimized state, its optimizer result and its search cache.
+        """
+        if len(inits) == 0:
+            raise ValueError("init is an empty list; give at least one initial tree")
+        for entry in inits:
+            if not (isinstance(entry, (Tree, BaseEstimator))
+                    or isinstance(entry, str) and entry in INIT_SPLITTERS):
+                raise ValueError(
+                    f"init lists {entry!r}; each initial tree must be one of "
+                    f"{sorted(INIT_SPLITTERS)}, a bivtree Tree or a bivtree tree estimator")
+        regression = not self._is_classifier()
+        categorical = self._categorical_columns()
+        best = None
+        objectives = []
+        for index, entry in enumerate(inits):
+            state = TAOState.from_tree(self._initial_tree(entry, X, y, sample_weight),
+                                       regression, categorical)
+            memo = (None if self._search_memos is None
+                    else self._search_memos.setdefault(key, {}))
+            result, cache = self._run(data, state, exact_max_samples, start=start, memo=memo)
+            self.tree_ = state_to_tree(state, data)
+            objective = self._tree_objective(data)
+            objectives.append(objective)
+            if self.verbose:
+                print(f"[TAO] initial tree {index + 1} of {len(inits)}: objective "
+                      f"{objective:.6g}", flush=True)
+            if best is None or objective < objectives[best[0]]:
+                best = (index, entry, state, result, cache)
+        self.init_objectives_ = np.asarray(objectives)
+        self.init_index_ = best[0]
+        return best[1:]
 
     def _accepts_missing(self):
         """Missing values (NaN in X) are accepted: every node learns their side."""
@@ -312,12 +364,16 @@ _TAO_DOC = """
     feature_cost : float, default=1.25
         ``C``: the cost of a bivariate node relative to a univariate one (the
         paper advises 1.1 to 1.5; ``C <= 1`` favours bivariate nodes).
-    init : {"bivariate", "univariate", "auto"}, Tree or estimator, default="bivariate"
+    init : {"bivariate", "univariate", "auto"}, Tree, estimator or list, default="bivariate"
         Initial tree: bivariate CART (``orientations`` splitter), univariate
         CART, or ``"auto"``: both, each optimized on a ``1 - validation_fraction``
         part of the data and the better on the rest kept (then fitted on all
         the data). A :class:`bivtree.Tree` is used as is; an unfitted bivtree
         estimator is fitted on the data first, a fitted one gives its ``tree_``.
+        A list of these (names other than ``"auto"``, trees, estimators): TAO
+        runs from each on all the data and the run of least objective is kept
+        (the first on ties), so the result's objective is at most that of every
+        initial tree (``init_objectives_``).
     max_depth : int, default=None
         Depth of the initial greedy tree (``None``: fully grown).
     min_samples_leaf : int or float, default=1
@@ -396,6 +452,10 @@ _TAO_ATTRIBUTES = """
         Initial tree used: ``"bivariate"``, ``"univariate"`` or ``"given"``.
     init_scores_ : dict
         ``init="auto"`` only: validation loss of each initial tree.
+    init_objectives_ : ndarray of shape (n_inits,)
+        ``init`` a list only: the objective TAO reached from each initial tree.
+    init_index_ : int
+        ``init`` a list only: the position of the run kept.
     feature_importances_ : ndarray of shape (n_features,)
     fit_time_ : float
     n_features_in_ : int
