@@ -791,3 +791,40 @@ def best_optimal_missing(X, y, w, criterion, n_classes, min_samples_leaf=1,
             best = min(best, best_exact_pair_missing(X[:, [j, k]], y, w, criterion, n_classes,
                                                      min_samples_leaf, min_weight_leaf))
     return best
+
+
+# ======================================================================
+# Optimal univariate trees over binned tests: every tree of a small depth.
+# ======================================================================
+def binned_tree_error(X, y, w, thresholds, depth, n_classes):
+    """Least weighted misclassification of a tree of depth at most ``depth`` whose tests
+    are ``x[f] <= t`` for ``t`` in ``thresholds[f]``, by enumeration.
+
+    A node is a leaf (predicting its heaviest class, erring by the weight of the
+    others) or any test with any subtrees one level shallower below it; the two
+    children's choices are independent, so the best tree under a test pairs the
+    best subtree of each side, found the same way. A missing value (NaN) fails
+    every test (``NaN <= t`` is false). A test sending no sample to a side is
+    skipped: its tree routes like its one child. Sample sets are remembered by
+    their masks, which only saves time.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    w = np.asarray(w, dtype=float)
+    passes = [X[:, f] <= t for f, cuts in enumerate(thresholds) for t in cuts]
+    solved = {}
+
+    def best(mask, d):
+        key = (mask.tobytes(), d)
+        if key not in solved:
+            counts = [float(w[mask & (y == c)].sum()) for c in range(n_classes)]
+            error = sum(counts) - max(counts)
+            if d > 0:
+                for test in passes:
+                    left, right = mask & test, mask & ~test
+                    if left.any() and right.any():
+                        error = min(error, best(left, d - 1) + best(right, d - 1))
+            solved[key] = error
+        return solved[key]
+
+    return best(np.ones(X.shape[0], dtype=bool), depth)

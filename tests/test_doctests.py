@@ -22,6 +22,8 @@ MODULES = [
     "bivtree.export_code",
     "bivtree.explain",
     "bivtree.persistence",
+    "bivtree.shallow",
+    "bivtree.optimal_univariate",
 ]
 
 #: public entry points that must show an example.
@@ -29,6 +31,7 @@ DOCUMENTED = [
     bivtree.BivariateTreeClassifier,
     bivtree.BivariateTreeRegressor,
     bivtree.TAOTreeClassifier,
+    bivtree.ShallowTreeClassifier,
     bivtree.tao_path,
     bivtree.export_text,
     bivtree.export_rules,

@@ -10,6 +10,7 @@ from .export_onnx import export_onnx, register_skl2onnx_converters
 from .html_page import export_html
 from .persistence import from_json, load_model, save_model, to_json
 from .plot import plot_split, plot_tree
+from .shallow import ShallowTreeClassifier
 from .tao_estimators import TAOPath, TAOTreeClassifier, TAOTreeRegressor, tao_path
 from .tao_selection import TAOTreeClassifierCV, TAOTreeRegressorCV
 from .tree import Tree
@@ -19,6 +20,7 @@ _kernel_cache.drop_stale_kernels()
 __all__ = [
     "BivariateTreeClassifier",
     "BivariateTreeRegressor",
+    "ShallowTreeClassifier",
     "TAOPath",
     "TAOTreeClassifier",
     "TAOTreeClassifierCV",

@@ -1,0 +1,298 @@
+"""The most accurate tree of at most ``max_depth`` levels: TAO from several starts.
+
+A person reads trees of depth 2 to 4, and at those depths a greedy tree wastes
+the few leaves it has: its root is the best single split, not the root of the
+best tree. :class:`ShallowTreeClassifier` searches the trees of at most
+``max_depth`` levels non-greedily:
+
+1. **Initial trees** (``starts``): the greedy bivariate tree (the default
+   search) under the Gini and the entropy criterion, the greedy univariate
+   tree under both, and the optimal univariate tree of depth ``max_depth``
+   over binned thresholds (:func:`~bivtree.optimal_univariate.optimal_univariate_tree`,
+   the dynamic program of the optimal-tree literature). Entropy spends the
+   first splits on separating whole groups of classes, which a multi-class
+   problem with few leaves needs; Gini's first splits often isolate one class.
+2. **TAO** (:class:`~bivtree.TAOTreeClassifier`, KDD 2024) from each start,
+   at the fixed depth, with the node penalty ``alpha``: every node in turn
+   gets the rule (zero-, uni- or bivariate) that is best for the samples it
+   can route, so the tree's training objective never increases from its start.
+3. **Selection**: with ``cv=None``, the TAO tree of least training objective
+   (at least as good on it as every start, see
+   :meth:`~bivtree.TAOTreeClassifier.fit` with a list ``init``); with
+   ``cv=k``, every start is scored by a stratified ``k``-fold inner
+   cross-validation (TAO from the start fitted on ``k - 1`` folds, accuracy on
+   the last), the best mean accuracy wins (ties: fewer leaves, then the order
+   of ``starts``) and is refitted on all the data; ``cv_results_`` holds the
+   scores.
+
+What is guaranteed: the tree has at most ``max_depth`` levels and its training
+objective is at most that of each initial tree; with ``cv=None`` it is the
+least objective TAO reached from the starts. What is not: the best tree of
+the depth (that problem is NP-hard for bivariate splits); the optimal univariate
+start is optimal over its binned thresholds only.
+"""
+
+import time
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
+from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.utils import _safe_indexing
+from sklearn.utils.multiclass import type_of_target
+
+from ._validation import Interval, check_params
+from .estimators import BivariateTreeClassifier, ChosenTreeDelegation
+from .tao_estimators import TAOTreeClassifier
+
+__all__ = ["STARTS", "ShallowTreeClassifier"]
+
+#: the initial trees :class:`ShallowTreeClassifier` knows, in their default order.
+STARTS = ("bivariate", "bivariate-entropy", "univariate", "univariate-entropy",
+          "optimal-univariate")
+
+
+def _greedy_start(name, max_depth, n_jobs, random_state):
+    """The greedy estimator a start names (fitted by TAO on the data it is given)."""
+    splitter = "auto" if name.startswith("bivariate") else "univariate"
+    criterion = "entropy" if name.endswith("-entropy") else "gini"
+    return BivariateTreeClassifier(max_depth=max_depth, splitter=splitter, criterion=criterion,
+                                   n_jobs=n_jobs, random_state=random_state)
+
+
+def _optimal_univariate_start(X, y, sample_weight, max_depth):
+    """The optimal univariate tree of depth ``max_depth`` over binned thresholds, or None.
+
+    Exact up to depth 2; deeper, the deterministic search of
+    :func:`~bivtree.optimal_univariate.optimal_univariate_tree` with
+    ``search="greedy"`` (exact depth-two subtrees under greedy depth-two
+    lookahead), so the start does not depend on the machine's speed. None
+    when ``X`` has categorical columns, which its thresholds cannot test.
+    """
+    from .optimal_univariate import optimal_univariate_tree
+
+    probe = TAOTreeClassifier(max_depth=1)
+    # the numbers TAO will see (validated and encoded as at fit)
+    encoded, y, weights = probe._validate_fit_data(X, y, sample_weight)
+    if probe.is_categorical_ is not None and np.any(probe.is_categorical_):
+        return None
+    return optimal_univariate_tree(encoded, y, max_depth=max_depth, sample_weight=weights,
+                                   search="auto" if max_depth <= 2 else "greedy").tree
+
+
+class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, ClassifierMixin,
+                            BaseEstimator):
+    """The most accurate bivariate tree of at most ``max_depth`` levels bivtree finds.
+
+    TAO from several initial trees (greedy bivariate and univariate, Gini and
+    entropy, the optimal univariate tree), the best kept by training objective
+    or by inner cross-validation; see :mod:`bivtree.shallow`.
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+        Most levels of decision nodes (3: at most 8 leaves).
+    starts : sequence of str, default=STARTS
+        Initial trees, from :data:`STARTS`. ``"optimal-univariate"`` is left
+        out (with no message) when ``X`` has categorical columns, which its
+        thresholds cannot test.
+    alpha : float, default=0.0
+        TAO's node penalty (mean loss + ``alpha`` per univariate node,
+        ``feature_cost * alpha`` per bivariate one): 0 keeps every node that
+        lowers the training error.
+    feature_cost : float, default=1.25
+        TAO's cost of a bivariate node relative to a univariate one.
+    cv : None, int or cross-validation generator, default=None
+        ``None``: keep the TAO tree of least training objective (fastest);
+        an int ``k``: choose the start by stratified ``k``-fold inner
+        cross-validation, then refit it on all the data.
+    n_jobs : int, default=None
+        Threads of each fit (joblib's meaning); results do not depend on it.
+    random_state : int or None, default=0
+        Seeds the inner folds and the greedy trees' draws.
+    verbose : int, default=0
+
+    Attributes
+    ----------
+    best_estimator_ : TAOTreeClassifier
+        The chosen tree, fitted on all the data; every view and export of
+        bivtree reads it (``export_text(clf)``, ``plot_tree(clf)``...).
+    best_params_ : dict
+        ``{"start": name}`` of the chosen tree.
+    best_index_ : int
+        Its position in ``starts``.
+    start_objectives_ : ndarray of shape (n_starts,)
+        The training objective TAO reached from each start (on all the data).
+    cv_results_ : dict of ndarrays
+        ``cv`` given only: ``params``, ``param_start``, ``split<k>_test_score``,
+        ``mean_test_score``, ``std_test_score``, ``rank_test_score``,
+        ``mean_n_leaves`` and ``mean_fit_time`` per start, as scikit-learn's
+        searches write them.
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    fit_time_ : float
+        Seconds of the whole fit.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bivtree import ShallowTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = ShallowTreeClassifier(max_depth=2).fit(X, y)
+    >>> clf.get_depth() <= 2, bool(clf.score(X, y) > 0.9)
+    (True, True)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "starts": ["array-like"],
+        "alpha": [Interval(Real, 0.0, None, closed="left")],
+        "feature_cost": [Interval(Real, 0.0, None, closed="neither")],
+        "cv": [None, Interval(Integral, 2, None, closed="left"), "cv_object"],
+        "n_jobs": [None, Integral],
+        "random_state": [None, Integral],
+        "verbose": [Interval(Integral, 0, None, closed="left")],
+    }
+
+    def __init__(self, max_depth=3, *, starts=STARTS, alpha=0.0, feature_cost=1.25, cv=None,
+                 n_jobs=None, random_state=0, verbose=0):
+        self.max_depth = max_depth
+        self.starts = starts
+        self.alpha = alpha
+        self.feature_cost = feature_cost
+        self.cv = cv
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _checked_starts(self):
+        starts = [self.starts] if isinstance(self.starts, str) else list(self.starts)
+        unknown = [s for s in starts if not isinstance(s, str) or s not in STARTS]
+        if not starts or unknown:
+            raise ValueError(f"starts must be a non-empty list of {list(STARTS)}, got "
+                             f"{self.starts!r}")
+        if len(set(starts)) != len(starts):
+            raise ValueError(f"starts lists a start twice: {self.starts!r}")
+        return starts
+
+    def _tao(self, init):
+        return TAOTreeClassifier(max_depth=self.max_depth, alpha=self.alpha,
+                                 feature_cost=self.feature_cost, init=init, n_jobs=self.n_jobs,
+                                 random_state=self.random_state, verbose=max(0, self.verbose - 1))
+
+    def _initial_trees(self, starts, X, y, sample_weight):
+        """``[(name, init)]``: each start as TAO's ``init`` (an estimator or a tree)."""
+        inits = []
+        for name in starts:
+            if name == "optimal-univariate":
+                tree = _optimal_univariate_start(X, y, sample_weight, self.max_depth)
+                if tree is not None:
+                    inits.append((name, tree))
+            else:
+                inits.append((name, _greedy_start(name, self.max_depth, self.n_jobs,
+                                                  self.random_state)))
+        return inits
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit TAO from every start and keep the best (see the class).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            As for :class:`~bivtree.BivariateTreeClassifier` (NaN: missing).
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        start = time.perf_counter()
+        check_params(type(self).__name__, self.get_params(deep=False),
+                     self._parameter_constraints)
+        starts = self._checked_starts()
+        # bad input is named before any fit
+        TAOTreeClassifier(max_depth=1)._validate_fit_data(X, y, sample_weight)
+        inits = self._initial_trees(starts, X, y, sample_weight)
+        names = [name for name, _ in inits]
+        if self.cv is None:
+            best = self._tao([init for _, init in inits]).fit(X, y, sample_weight=sample_weight)
+            self.start_objectives_ = best.init_objectives_
+            index = best.init_index_
+        else:
+            index = self._cross_validate(names, X, y, sample_weight)
+            best = self._tao(inits[index][1]).fit(X, y, sample_weight=sample_weight)
+            self.start_objectives_ = None
+        self.best_estimator_ = best
+        self.best_index_ = int(starts.index(names[index]))
+        self.best_params_ = {"start": names[index]}
+        self.classes_ = best.classes_
+        self.n_features_in_ = best.n_features_in_
+        if hasattr(best, "feature_names_in_"):
+            self.feature_names_in_ = best.feature_names_in_
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def _cross_validate(self, names, X, y, sample_weight):
+        """Fill ``cv_results_``; the position (in ``names``) of the best start."""
+        target_kind = type_of_target(y)
+        folds = check_cv(self.cv, y, classifier=target_kind in ("binary", "multiclass"))
+        if isinstance(folds, StratifiedKFold):
+            folds = StratifiedKFold(folds.n_splits, shuffle=True, random_state=self.random_state)
+        splits = list(folds.split(np.zeros(len(y)), y))
+        y = np.asarray(y)
+        take = _safe_indexing  # rows of an array, a DataFrame or a sparse matrix
+        scores = np.zeros((len(names), len(splits)))
+        leaves = np.zeros((len(names), len(splits)))
+        times = np.zeros((len(names), len(splits)))
+        for k, (train, test) in enumerate(splits):
+            weights = None if sample_weight is None else np.asarray(sample_weight)[train]
+            inits = dict(self._initial_trees(names, take(X, train), y[train], weights))
+            for i, name in enumerate(names):
+                t0 = time.perf_counter()
+                if name not in inits:  # the optimal univariate start left out on this fold
+                    scores[i, k] = -np.inf
+                    continue
+                est = self._tao(inits[name]).fit(take(X, train), y[train], sample_weight=weights)
+                times[i, k] = time.perf_counter() - t0
+                test_weights = None if sample_weight is None else np.asarray(sample_weight)[test]
+                scores[i, k] = est.score(take(X, test), y[test], sample_weight=test_weights)
+                leaves[i, k] = est.get_n_leaves()
+            if self.verbose:
+                print(f"[ShallowTree] fold {k + 1} of {len(splits)}: "
+                      + ", ".join(f"{n} {s:.4f}" for n, s in zip(names, scores[:, k])),
+                      flush=True)
+        mean = scores.mean(axis=1)
+        order = sorted(range(len(names)), key=lambda i: (-mean[i], leaves[i].mean(), i))
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[order] = np.arange(1, len(names) + 1)
+        self.cv_results_ = {
+            "params": [{"start": n} for n in names],
+            "param_start": np.asarray(names, dtype=object),
+            **{f"split{k}_test_score": scores[:, k] for k in range(len(splits))},
+            "mean_test_score": mean,
+            "std_test_score": scores.std(axis=1),
+            "rank_test_score": rank,
+            "mean_n_leaves": leaves.mean(axis=1),
+            "mean_fit_time": times.mean(axis=1),
+        }
+        return order[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # every node learns the side of missing values
+        tags.input_tags.sparse = True  # densified by the TAO estimators' data check
+        return tags
+
+    def predict_proba(self, X):
+        """Class probabilities of the chosen tree."""
+        return self._chosen().predict_proba(X)
+
+    def apply(self, X):
+        """Leaf ids of the chosen tree."""
+        return self._chosen().apply(X)
+
+    def decision_path(self, X):
+        """Decision path of the chosen tree."""
+        return self._chosen().decision_path(X)
