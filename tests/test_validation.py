@@ -267,8 +267,8 @@ def test_estimator_parameters_reach_the_splitters_that_take_them():
 @pytest.mark.parametrize("params, message", [
     ({"alpha": np.nan}, "alpha must be a number in [0, inf), got nan"),
     ({"feature_cost": 0}, "feature_cost must be a number in (0, inf), got 0"),
-    ({"init": "greedy"}, ("init must be 'auto', 'bivariate', 'univariate', a bivtree Tree or a "
-                         "bivtree tree estimator, got 'greedy'")),
+    ({"init": "greedy"}, ("init must be 'auto', 'bivariate', 'univariate', a bivtree Tree, a "
+                         "bivtree tree estimator or a list of initial trees, got 'greedy'")),
     ({"time_limit": 0}, "time_limit must be None or a number in (0, inf), got 0"),
     ({"warm_start": 1}, "warm_start must be a bool, got 1"),
     ({"max_depth": 0}, "max_depth must be None or an int in [1, inf), got 0"),
