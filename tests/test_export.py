@@ -826,3 +826,18 @@ def test_views_and_exports_of_an_unfitted_tree_say_so():
         for name, call in _every_reader():
             with pytest.raises(NotFittedError, match=type(est).__name__):
                 call(est, X, y)
+
+
+def test_rules_read_x_as_predict_does():
+    """``X`` with the fit's categorical (text) columns is read as ``predict`` reads it."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=80) + 3, "b": rng.normal(size=80) + 5,
+                      "k": rng.choice(["r", "g"], 80)})
+    y = ((X["a"] / X["b"] > 0.6) ^ (X["k"] == "r")).astype(int)
+    clf = BivariateTreeClassifier(max_depth=2).fit(X, y)
+    with_x = export_rules(clf, X=X)
+    assert [row["leaf"] for row in with_x] == [row["leaf"] for row in export_rules(clf)]
+    with pytest.raises(ValueError, match="feature names"):
+        export_rules(clf, X=X.rename(columns={"a": "z"}))

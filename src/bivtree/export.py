@@ -313,7 +313,9 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
         within the rounding of the printed ratio over the range of ``|x_k|`` on
         ``X``, so that no more samples than those within rounding of the boundary
         can read the other way (see :func:`ratio_rule`). Otherwise the test is
-        written in its linear form. Without ``X`` no ratio is written.
+        written in its linear form. Without ``X`` no ratio is written. ``X`` is
+        read as ``predict`` reads it (a DataFrame with the fit's categorical
+        columns included).
     class_names : sequence of str, default=None
         Display names of ``classes_`` (classifier only).
     decimals : int or None, default=4
@@ -385,6 +387,9 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
     tree = estimator.tree_
     names = resolve_feature_names(estimator, feature_names)
     labels = resolve_class_labels(estimator, class_names)
+    if ratios and hasattr(X, "columns"):
+        # a frame as predict reads it: category values to their codes, columns by name
+        X = estimator._validate_X_predict(X)
     signs = feature_signs(X, tree.n_features) if ratios else None
     rows_checked = np.asarray(X, dtype=float) if signs is not None else None
     # a node's test recurs in the row of every leaf below it: decide (and check on
