@@ -55,6 +55,7 @@ __all__ = [
     "encode_fit",
     "encode_predict",
     "fitted_categories",
+    "plain_scalar",
     "reads_as_number",
 ]
 
@@ -164,7 +165,8 @@ def _is_missing(value):
         return False
 
 
-def _plain(value):
+def plain_scalar(value):
+    """A numpy scalar as the Python scalar it holds (other values as they are)."""
     return value.item() if isinstance(value, np.generic) else value
 
 
@@ -191,11 +193,11 @@ def _check_category_value(value, name):
 def _sorted_categories(values, dtype, name):
     """Distinct non-missing values: in the order of a ``category`` dtype, else sorted."""
     for v in values:
-        _check_category_value(_plain(v), name)
-    present = {_plain(v) for v in values}
+        _check_category_value(plain_scalar(v), name)
+    present = {plain_scalar(v) for v in values}
     order = getattr(dtype, "categories", None)
     if order is not None:
-        return [_plain(c) for c in order if _plain(c) in present]
+        return [plain_scalar(c) for c in order if plain_scalar(c) in present]
     try:
         return sorted(present)
     except TypeError:
@@ -263,7 +265,7 @@ def _codes(values, missing, lookup):
         if missing[i]:
             continue
         try:
-            code = lookup.get(_plain(v))
+            code = lookup.get(plain_scalar(v))
         except TypeError:  # unhashable (a list): no category of the fit equals it
             code = None
         if code is None:
@@ -339,7 +341,7 @@ def encode_fit(estimator, X):
                              "replace it (e.g. by a category of its own) or drop those rows")
         present = {c: 0 for c in cats}
         for v in values[~missing]:
-            present[_plain(v)] += 1
+            present[plain_scalar(v)] += 1
         kept, grouped = _group(cats, [present[c] for c in cats], max_categories, name)
         lookup = {c: k for k, c in enumerate(kept)}
         lookup.update({c: len(kept) for c in grouped})
@@ -379,9 +381,9 @@ def encode_predict(estimator, X):
         if kept is None:
             continue
         values, missing, _ = _column(X, j)
-        lookup = {_plain(c): k for k, c in enumerate(kept)}
+        lookup = {plain_scalar(c): k for k, c in enumerate(kept)}
         if infrequent[j] is not None:
-            lookup.update({_plain(c): len(kept) for c in infrequent[j]})
+            lookup.update({plain_scalar(c): len(kept) for c in infrequent[j]})
         codes, unseen = _codes(values, missing, lookup)
         if not _allows_missing(estimator):
             if unseen:
@@ -433,13 +435,13 @@ def code_values(estimator):
     per_feature = fitted_categories(estimator)
     if per_feature is None:
         return None
-    return [None if kept is None else [[_plain(v)] for v in kept]
-            + ([[_plain(v) for v in grouped]] if grouped is not None else [])
+    return [None if kept is None else [[plain_scalar(v)] for v in kept]
+            + ([[plain_scalar(v) for v in grouped]] if grouped is not None else [])
             for kept, grouped in per_feature]
 
 
 def _label(value):
-    value = _plain(value)
+    value = plain_scalar(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -50,6 +50,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import StratifiedKFold, cross_validate
 from sklearn.tree import DecisionTreeClassifier
 
+from ._tabular import plain_scalar
 from ._version import __version__
 from .estimators import BivariateTreeClassifier
 from .experiments.bench import register_bench_command
@@ -833,10 +834,6 @@ _SHOWN_CATEGORIES = 10
 _UNKNOWN = object()
 
 
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _is_number(value):
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
@@ -879,7 +876,7 @@ def _category_finder(categories):
     ``_UNKNOWN``.
     """
     same, by_number, by_text = {}, {}, {}
-    for c in map(_plain, categories):
+    for c in map(plain_scalar, categories):
         same.setdefault(c, c)
         if _is_number(c):
             by_number.setdefault(float(c), c)
@@ -888,7 +885,7 @@ def _category_finder(categories):
                 by_text.setdefault(text, c)
 
     def find(cell):
-        cell = _plain(cell)
+        cell = plain_scalar(cell)
         try:
             return same[cell]
         except (KeyError, TypeError):  # TypeError: unhashable, no category equals it
@@ -959,7 +956,7 @@ def _read_categories(model, X, args):
     # columns of numbers whose categories include text: their cells' own text is needed
     as_numbers = [X.columns[j] for j, cats in known.items()
                   if (is_numeric_dtype(X.iloc[:, j].dtype) or is_bool_dtype(X.iloc[:, j].dtype))
-                  and any(isinstance(_plain(c), str) for c in cats)]
+                  and any(isinstance(plain_scalar(c), str) for c in cats)]
     text = _exact_text(args, as_numbers, len(X))
     pd = _pandas()
     X = X.copy()
@@ -1000,7 +997,7 @@ def _report_unknown(model, args, name, values, rows, categories):
         if len(examples) == _SHOWN_UNKNOWN:
             break
     shown = ", ".join(f"{v} in row {i + 1}" for v, i in examples.items())
-    seen = ", ".join(map(str, map(_plain, categories[:_SHOWN_CATEGORIES])))
+    seen = ", ".join(map(str, map(plain_scalar, categories[:_SHOWN_CATEGORIES])))
     seen += ", ..." if len(categories) > _SHOWN_CATEGORIES else ""
     what = (f"{args.data}: categorical column {str(name)!r} has {len(rows)} cell(s) that are "
             f"not a category seen at fit (e.g. {shown}, counting data rows from 1; "

@@ -62,22 +62,17 @@ def _greedy_start(name, max_depth, n_jobs, random_state):
 
 
 def _optimal_univariate_start(X, y, sample_weight, max_depth):
-    """The optimal univariate tree of depth ``max_depth`` over binned thresholds, or None.
+    """The optimal univariate tree of depth ``max_depth`` over binned thresholds.
 
     Exact up to depth 2; deeper, the deterministic search of
     :func:`~bivtree.optimal_univariate.optimal_univariate_tree` with
     ``search="greedy"`` (exact depth-two subtrees under greedy depth-two
-    lookahead), so the start does not depend on the machine's speed. None
-    when ``X`` has categorical columns, which its thresholds cannot test.
+    lookahead), so the start does not depend on the machine's speed. ``X`` is
+    validated already (numbers, NaN for missing values).
     """
     from .optimal_univariate import optimal_univariate_tree
 
-    probe = TAOTreeClassifier(max_depth=1)
-    # the numbers TAO will see (validated and encoded as at fit)
-    encoded, y, weights = probe._validate_fit_data(X, y, sample_weight)
-    if probe.is_categorical_ is not None and np.any(probe.is_categorical_):
-        return None
-    return optimal_univariate_tree(encoded, y, max_depth=max_depth, sample_weight=weights,
+    return optimal_univariate_tree(X, y, max_depth=max_depth, sample_weight=sample_weight,
                                    search="auto" if max_depth <= 2 else "greedy").tree
 
 
@@ -181,17 +176,20 @@ class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, Classifier
                                  feature_cost=self.feature_cost, init=init, n_jobs=self.n_jobs,
                                  random_state=self.random_state, verbose=max(0, self.verbose - 1))
 
-    def _initial_trees(self, starts, X, y, sample_weight):
-        """``[(name, init)]``: each start as TAO's ``init`` (an estimator or a tree)."""
+    def _initial_trees(self, starts, numeric):
+        """``[(name, init)]``: each start as TAO's ``init`` (an estimator or a tree).
+
+        ``numeric`` is ``(X, y, sample_weight)`` validated, for the optimal
+        univariate start; None when ``X`` has categorical columns, which its
+        thresholds cannot test (that start is then left out).
+        """
         inits = []
         for name in starts:
-            if name == "optimal-univariate":
-                tree = _optimal_univariate_start(X, y, sample_weight, self.max_depth)
-                if tree is not None:
-                    inits.append((name, tree))
-            else:
+            if name != "optimal-univariate":
                 inits.append((name, _greedy_start(name, self.max_depth, self.n_jobs,
                                                   self.random_state)))
+            elif numeric is not None:
+                inits.append((name, _optimal_univariate_start(*numeric, self.max_depth)))
         return inits
 
     def fit(self, X, y, sample_weight=None):
@@ -212,16 +210,19 @@ class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, Classifier
         check_params(type(self).__name__, self.get_params(deep=False),
                      self._parameter_constraints)
         starts = self._checked_starts()
-        # bad input is named before any fit
-        TAOTreeClassifier(max_depth=1)._validate_fit_data(X, y, sample_weight)
-        inits = self._initial_trees(starts, X, y, sample_weight)
+        # bad input is named before any fit; the numbers the optimal start searches
+        probe = TAOTreeClassifier(max_depth=1)
+        numeric = probe._validate_fit_data(X, y, sample_weight)
+        if probe.is_categorical_ is not None and np.any(probe.is_categorical_):
+            numeric = None
+        inits = self._initial_trees(starts, numeric)
         names = [name for name, _ in inits]
         if self.cv is None:
             best = self._tao([init for _, init in inits]).fit(X, y, sample_weight=sample_weight)
             self.start_objectives_ = best.init_objectives_
             index = best.init_index_
         else:
-            index = self._cross_validate(names, X, y, sample_weight)
+            index = self._cross_validate(names, numeric, X, y, sample_weight)
             best = self._tao(inits[index][1]).fit(X, y, sample_weight=sample_weight)
             self.start_objectives_ = None
         self.best_estimator_ = best
@@ -234,7 +235,7 @@ class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, Classifier
         self.fit_time_ = time.perf_counter() - start
         return self
 
-    def _cross_validate(self, names, X, y, sample_weight):
+    def _cross_validate(self, names, numeric, X, y, sample_weight):
         """Fill ``cv_results_``; the position (in ``names``) of the best start."""
         target_kind = type_of_target(y)
         folds = check_cv(self.cv, y, classifier=target_kind in ("binary", "multiclass"))
@@ -248,12 +249,10 @@ class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, Classifier
         times = np.zeros((len(names), len(splits)))
         for k, (train, test) in enumerate(splits):
             weights = None if sample_weight is None else np.asarray(sample_weight)[train]
-            inits = dict(self._initial_trees(names, take(X, train), y[train], weights))
+            inits = dict(self._initial_trees(
+                names, None if numeric is None else tuple(a[train] for a in numeric)))
             for i, name in enumerate(names):
                 t0 = time.perf_counter()
-                if name not in inits:  # the optimal univariate start left out on this fold
-                    scores[i, k] = -np.inf
-                    continue
                 est = self._tao(inits[name]).fit(take(X, train), y[train], sample_weight=weights)
                 times[i, k] = time.perf_counter() - t0
                 test_weights = None if sample_weight is None else np.asarray(sample_weight)[test]
