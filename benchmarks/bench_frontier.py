@@ -678,6 +678,54 @@ def comparison_rows(stats_by_depth, D, tools, sets):
                       "| --- | --- | --- | --- | --- | --- | --- | --- |"] + lines)
 
 
+def leaf_bound(y_test, n_leaves):
+    """The highest test accuracy of any classifier with ``n_leaves`` leaves: each leaf
+    predicts one class, so at most the ``n_leaves`` most frequent test classes are right."""
+    counts = np.sort(np.unique(y_test, return_counts=True)[1])[::-1]
+    return float(counts[:n_leaves].sum() / len(y_test))
+
+
+def bound_table(args, stats_by_depth):
+    """Markdown: per set and depth D, the leaf bound of depth D (mean over the splits),
+    beside STreeD's accuracy at D + 1 where it was run; and the means over the sets."""
+    depths = [D for D in args.depths if D + 1 in stats_by_depth]
+    if not depths:
+        return ""
+    lines = ["| set | classes | " + " | ".join(f"bound D={D} | streed D={D + 1}"
+                                                 for D in depths) + " |",
+             "| --- | --- |" + " --- | --- |" * len(depths)]
+    means = {D: ([], []) for D in depths}
+    for name in args.sets:
+        data = load_set(name)
+        splits = [train_test_split(np.arange(len(data.y)), test_size=0.25, stratify=data.y,
+                                   random_state=s)[1] for s in range(args.splits)]
+        cells = []
+        for D in depths:
+            bound = 100 * np.mean([leaf_bound(data.y[test], 2 ** D) for test in splits])
+            ref = stats_by_depth[D + 1].get((name, "streed"))
+            cells += [f"{bound:.2f}", "-" if ref is None else f"{ref['accuracy']:.2f}"]
+            means[D][0].append(bound)
+            if ref is not None:
+                means[D][1].append(ref["accuracy"])
+        lines.append(f"| {name} | {len(np.unique(data.y))} | " + " | ".join(cells) + " |")
+    lines.append("| mean | | " + " | ".join(
+        f"{np.mean(b):.2f} | " + (f"{np.mean(r):.2f}" if len(r) == len(args.sets) else "-")
+        for b, r in means.values()) + " |")
+    lines.append("")
+    for D, (bound, ref) in means.items():
+        if len(ref) != len(bound):
+            continue
+        short = [r - b for b, r in zip(bound, ref) if r > b]
+        if short:
+            rest = len(bound) - len(short)
+            lines.append(
+                f"Depth {D}: on {len(short)} sets no tree of depth {D} reaches STreeD's depth "
+                f"{D + 1}, by at least {sum(short):.2f} points in all; to match STreeD's "
+                f"depth-{D + 1} mean, the other {rest} sets would have to be "
+                f"{sum(short) / max(rest, 1):.2f} points above it on average.")
+    return "\n".join(lines)
+
+
 def summarize(done, args, tools, reasons):
     """Markdown: per depth an overview, the per-set accuracies and the comparisons with STreeD."""
     stats_by_depth = {D: {(name, tool): cell_stats(done, name, tool, D, args.splits)
@@ -698,6 +746,15 @@ def summarize(done, args, tools, reasons):
                        "per-set difference of test accuracy (bivtree minus STreeD, points), "
                        "at the same depth and against STreeD one level deeper."), "",
                       comparison, ""]
+    bounds = bound_table(args, stats_by_depth)
+    if bounds:
+        lines += ["## What a tree of depth D can reach", "",
+                  ("A tree of depth D has at most 2^D leaves and each predicts one class, so "
+                   "its test accuracy is at most the share of the 2^D most frequent classes "
+                   "in the test split (the bound, mean over the splits). Where the bound at "
+                   "depth D is below STreeD's accuracy at D + 1, no tree of depth D, "
+                   "bivariate or not, can match STreeD one level deeper on that set."), "",
+                  bounds, ""]
     if reasons:
         lines += ["Tools not run: " + "; ".join(f"{t}: {r}" for t, r in reasons.items()), ""]
     return "\n".join(lines)

@@ -114,6 +114,17 @@ def test_bad_starts_are_named():
         ShallowTreeClassifier(max_depth=0).fit(X, y)
 
 
+def test_screening_every_feature_is_the_search_of_every_pair():
+    X, y = problem(150, 5, 3, 4)
+    every = ShallowTreeClassifier(max_depth=2, pair_features=None).fit(X, y)
+    screened = ShallowTreeClassifier(max_depth=2, pair_features=5).fit(X, y)
+    assert every.tree_.to_json() == screened.tree_.to_json()
+    narrow = ShallowTreeClassifier(max_depth=2, pair_features=2).fit(X, y)
+    assert narrow.best_estimator_._pair_features == 2
+    with pytest.raises(ValueError, match="pair_features"):
+        ShallowTreeClassifier(pair_features=1).fit(X, y)
+
+
 def test_one_and_two_threads_give_the_same_tree():
     X, y = problem(120, 4, 3, 3)
     one = ShallowTreeClassifier(max_depth=3, n_jobs=1).fit(X, y)

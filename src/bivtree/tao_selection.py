@@ -782,9 +782,12 @@ _CV_DOC = """
         every class has that many samples), seeded by ``random_state``; a
         splitter such as ``RepeatedStratifiedKFold`` or ``ShuffleSplit`` gives
         repeated validation; ``PredefinedSplit`` a single validation set.
-    rule : {"best", "1se"}, default="1se"
+    rule : {"best", "1se"}, default="best"
         ``"best"``: the best mean validation score; ``"1se"``: the fewest
-        decision nodes within one standard error of it.
+        decision nodes within one standard error of it (Breiman's rule:
+        smaller trees, at some accuracy; on the KDD sets 0.35x to 0.6x the
+        nodes of ``"best"`` for 0 to 0.8 points less test accuracy, see
+        ``benchmarks/results/bench_tao_rules_coarse_to_fine.md``).
     refit : {"auto", True, False}, default="auto"
         ``True``: run the selected path on all the data. ``False`` (a single
         split only): keep the tree of the split's training part. ``"auto"``:
@@ -913,7 +916,7 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="1se",
+                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="best",
                  refit="auto", bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30,
                  pair_search="coarse_to_fine", max_pairs=None,
@@ -960,7 +963,7 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="1se",
+                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="best",
                  refit="auto", bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30,
                  pair_search="coarse_to_fine", max_pairs=None,
