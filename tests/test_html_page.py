@@ -1,5 +1,6 @@
 """The interactive HTML page of a tree (``export_html``, ``bivtree show --out tree.html``)."""
 
+import itertools
 import json
 import re
 import shutil
@@ -589,30 +590,53 @@ function serialize(e) {
 }
 const fs = require("fs");
 const ids = {};
-for (const id of ["bivtree-data", "result", "tree", "edges", "tip", "levels", "summary",
-                  "legend", "query", "fewer", "more", "all", "search", "clear"]) {
+for (const id of ["bivtree-data", "result", "view", "tree", "edges", "tip", "levels",
+                  "summary", "legend", "query", "fewer", "more", "all", "search", "clear"]) {
   ids[id] = new Node(id === "edges" ? "svg" : "div");
 }
 ids.tree.appendChild(ids.edges);
+ids.view.appendChild(ids.tree);
+// the scrolled view: 1200 x 800 pixels, the tree 18 pixels in (its padding)
+Object.assign(ids.view, {clientWidth: 1200, clientHeight: 800, scrollLeft: 0, scrollTop: 0});
+Object.assign(ids.tree, {offsetLeft: 18, offsetTop: 18});
 ids["bivtree-data"].text = fs.readFileSync(process.argv[2], "utf8");
 const body = new Node("body");
-body.appendChild(ids.tree);
+body.appendChild(ids.view);
 global.document = {body: body, getElementById: id => ids[id] || null,
                    createElement: tag => new Node(tag),
                    createElementNS: (ns, tag) => new Node(tag),
                    createTextNode: text => Object.assign(new Node("#text"), {text: text})};
-global.window = {innerWidth: 1600, innerHeight: 1000};
+global.window = {innerWidth: 1600, innerHeight: 1000, addEventListener() {}};
 global.location = {hash: process.argv[4] || ""};
 global.MouseEvent = class { constructor(type) { this.type = type; } };
 (0, eval)(fs.readFileSync(process.argv[3], "utf8"));
 const plots = {};
 for (const svg of ids.tree.querySelectorAll("svg.plot")) plots[svg.dataset.node] = serialize(svg);
-console.log(JSON.stringify({state: body.dataset, plots: plots}));
+const cards = {}, rules = {};
+for (const card of ids.tree.children) {
+  if (card.dataset.node === undefined) continue;
+  cards[card.dataset.node] = [parseFloat(card.style.left), parseFloat(card.style.top),
+                              card.offsetWidth, card.offsetHeight];
+  const rule = card.children.find(c => c.classList.contains("rule"));
+  if (rule) rules[card.dataset.node] = {text: rule.textContent, attrs: rule.attrs};
+}
+const scroll = [ids.view.scrollLeft, ids.view.scrollTop];
+console.log(JSON.stringify({state: body.dataset, plots: plots, cards: cards, rules: rules,
+                            scroll: scroll}));
 """
 
 
 def run_in_node(tmp_path, page, fragment=""):
     """The state and the node plots (SVG text by node id) of ``page`` run by node.js."""
+    out = run_page_in_node(tmp_path, page, fragment)
+    return out["state"], out["plots"]
+
+
+def run_page_in_node(tmp_path, page, fragment=""):
+    """``page`` run by node.js: its ``state`` (the body's data- attributes), ``plots``
+    (SVG text by node id), ``cards`` (``[left, top, width, height]`` of each card by node
+    id, in the tree's pixels), ``rules`` (each decision card's rule: its ``text`` and
+    ``attrs``) and ``scroll`` (the view's ``[left, top]``)."""
     node = shutil.which("node") or shutil.which("nodejs")
     if node is None:
         pytest.skip("no node.js on PATH to run the page's script")
@@ -630,7 +654,23 @@ def run_in_node(tmp_path, page, fragment=""):
     state = {re.sub(r"[A-Z]", lambda m: "-" + m.group(0).lower(), k): v
              for k, v in out["state"].items()}
     assert state["status"] == "ready", state
-    return state, out["plots"]
+    return {"state": state, "plots": out["plots"], "cards": out["cards"],
+            "rules": out["rules"], "scroll": out["scroll"]}
+
+
+def svg_labels(svg, attrs=""):
+    """The labels of an SVG text whose attributes match ``attrs``: per text element, its
+    full text (its ``<title>`` when it has one, else its text) and the lines drawn."""
+    out = []
+    for match in re.finditer(r"<text([^>]*)>(.*?)</text>", svg):
+        if not re.search(attrs, match.group(1)):
+            continue
+        inner = match.group(2)
+        title = re.search(r"<title>(.*?)</title>", inner)
+        drawn = re.sub(r"<title>.*?</title>", "", inner)
+        lines = re.findall(r"<tspan[^>]*>(.*?)</tspan>", drawn) or [drawn]
+        out.append((title.group(1) if title else drawn, lines))
+    return out
 
 
 def typed(row):
@@ -674,10 +714,13 @@ def test_the_script_draws_each_row_s_cut(tmp_path):
     expected = sorted(40 + (c[0] - u0) / (u1 - u0) * 190 for c in plot["cuts"])
     assert len(drawn) == len(expected) == 2
     np.testing.assert_allclose(drawn, expected, atol=1e-6)
-    labels = re.findall(r'<text[^>]*transform="rotate\(-90 35 [^"]*\)">([^<]*)</text>', svg)
+    labels = svg_labels(svg, r'transform="rotate\(-90 35 ')
     codes = data["nodes"][0]["indicator_categories"][1]
     name = ", ".join(clf.categories_[2][c] for c in codes)
-    assert labels == ["not", f"colour in {{{name}}}"]
+    # the set's label is longer than its row: in two lines, shortened, in full on hover
+    assert [full for full, _ in labels] == ["not", f"colour in {{{name}}}"]
+    assert [lines for _, lines in labels] == [["not"]] + plot["y_ticks_shown"][1:]
+    assert len(labels[1][1]) == 2
     assert svg.count('class="yes"') == sum(p[4] for p in plot["pieces"])
     assert tree.has_indicator_slots[0]
 
@@ -711,3 +754,274 @@ def test_the_indicator_page_renders_in_headless_chromium(tmp_path):
     state = body_state(dump_dom(browser, page, typed(row)))
     assert state["path"] == ",".join(map(str, clf.tree_.decision_path(
         row.reshape(1, -1)).indices.tolist()))
+
+
+# ----------------------------------------------------------------- long labels
+#: category values longer than a bar's or a row's room on the page.
+OCCUPATIONS = ["Self-employed-not-incorporated", "Executive-and-managerial-staff",
+               "Handlers-cleaners-and-labourers", "Machine-operators-and-inspectors",
+               "Transport-and-moving-services", "Farming-fishing-and-forestry",
+               "Protective-services-and-security", "Armed-Forces-and-reserves",
+               "Private-household-services", "Technical-support-and-repair"]
+
+
+def long_category_fit():
+    """A categorical root whose set holds six long occupation names (over 200
+    characters of rule), and its data."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"occupation": rng.choice(OCCUPATIONS, 500),
+                          "hours": rng.normal(40, 10, 500)})
+    y = np.where(frame["occupation"].isin(OCCUPATIONS[:6]), "high", "low")
+    clf = BivariateTreeClassifier(max_depth=2, random_state=0,
+                                  splitter_options={"category_pairs": False}).fit(frame, y)
+    assert clf.tree_.categorical_mask(0)
+    return clf, frame, y
+
+
+def test_abbreviate_keeps_what_fits_and_says_what_it_cuts():
+    from bivtree.html_page import _abbreviate
+
+    assert _abbreviate("x in {a, b}", 11) == "x in {a, b}"  # fits: as it is
+    text = "colour in {red, green, blue, yellow} or colour is missing"
+    # the set gives up values from its end, and says how many
+    assert _abbreviate(text, 50) == "colour in {red, green, …\u00a0+2} or colour is missing"
+    assert _abbreviate(text, 45) == "colour in {red, …\u00a0+3} or colour is missing"
+    # two sets: the longer one gives up values first
+    two = "a in {x, y} and b in {long-value-1, long-value-2, long-value-3}"
+    assert _abbreviate(two, 50) == "a in {x, y} and b in {long-value-1, …\u00a0+2}"
+    # what cannot fit even so is cut, and ends with an ellipsis
+    assert _abbreviate("Self-employed-not-incorporated", 12) == "Self-employ…"
+    assert _abbreviate(text, 12) == "colour in {…"
+    for limit in range(2, len(text) + 3):
+        shown = _abbreviate(text, limit)
+        assert len(shown) <= max(limit, 2)
+        assert shown == text or shown.endswith("…") or "…\u00a0+" in shown
+
+
+def test_label_lines_wrap_before_they_abbreviate():
+    from bivtree.html_page import _label_lines
+
+    assert _label_lines("not", 14, 2) == ["not"]
+    assert _label_lines("colour in {red, blue}", 14, 2) == ["colour in", "{red, blue}"]
+    lines = _label_lines("colour in {black, blue, green, yellow}", 14, 2)
+    assert lines == ["colour in", "{black, …\u00a0+3}"]  # the count is never split
+    lines = _label_lines("x" * 40, 14, 2)
+    assert len(lines) == 2 and all(len(line) <= 14 for line in lines)
+    assert lines[-1].endswith("…")
+
+
+def test_long_category_labels_are_shortened_with_their_full_text_kept():
+    clf, frame, y = long_category_fit()
+    root = page_data(export_html(clf, frame, y))["nodes"][0]
+    # the card's rule: the set cut to its first values, counted, the rest of the rule kept
+    assert len(root["pretty"]) > 200 and root["pretty_shown"] != root["pretty"]
+    assert len(root["pretty_shown"]) <= 160
+    assert re.search(r"\{[^{}]*, …\u00a0\+\d+\}", root["pretty_shown"])
+    assert root["pretty_shown"].endswith("or occupation is missing")
+    # the bars' labels: each in its bar's width, marked where cut, in full beside
+    plot = root["plot"]
+    assert plot["kind"] == "bars" and plot["categories"] == sorted(OCCUPATIONS)
+    for full, shown in zip(plot["categories"], plot["categories_shown"]):
+        assert shown.endswith("…") and full.startswith(shown[:-1])
+    # short labels are left alone
+    clf, frame, y = indicator_fit()
+    for node in page_data(export_html(clf, frame, y))["nodes"]:
+        if node["left"] >= 0:
+            assert node["pretty_shown"] == node["pretty"]
+            assert node["plot"]["x_label_shown"] == node["plot"]["x_label"]
+
+
+def test_the_script_writes_the_full_text_of_shortened_labels_on_hover(tmp_path):
+    clf, frame, y = long_category_fit()
+    page = export_html(clf, frame, y)
+    data = page_data(page)
+    out = run_page_in_node(tmp_path, page)
+    rule = out["rules"]["0"]
+    assert rule["text"] == data["nodes"][0]["pretty_shown"]
+    assert rule["attrs"]["title"] == data["nodes"][0]["pretty"]
+    assert "abbrev" in rule["attrs"]["class"]
+    labels = svg_labels(out["plots"]["0"], r'y="166"')  # the bars' labels, under the plot
+    assert [full for full, _ in labels] == sorted(OCCUPATIONS)
+    assert [lines for _, lines in labels] == [[s] for s in
+                                              data["nodes"][0]["plot"]["categories_shown"]]
+    # a label that fits has no title
+    clf, frame, y = indicator_fit()
+    out = run_page_in_node(tmp_path, export_html(clf, frame, y))
+    assert "title" not in out["rules"]["1"]["attrs"]
+    assert ">not</text>" in out["plots"]["0"]
+
+
+# ----------------------------------------------------------------- what is in view
+def in_fake_view(out, node):
+    """Whether ``node``'s card is inside the 1200 x 800 view of FAKE_DOM, as scrolled."""
+    x, y, w, h = out["cards"][str(node)]
+    left, top = out["scroll"]
+    x, y = x + 18 - left, y + 18 - top  # the tree sits 18 pixels into the view
+    return -1 <= x and x + w <= 1201 and -1 <= y and y + h <= 801
+
+
+@pytest.fixture(scope="module")
+def wide():
+    """A balanced tree of depth 4 (16 classes, one per quadrant of 4 features) and its
+    page: its first four levels are wider than a window."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(1600, 4))
+    y = (X > 0.5) @ (1 << np.arange(4))
+    clf = BivariateTreeClassifier(max_depth=5, random_state=0).fit(X, y)
+    assert np.bincount(clf.tree_.node_depth[~clf.tree_.is_leaf]).tolist() == [1, 2, 4, 8]
+    return clf, X, export_html(clf, X, y)
+
+
+def test_the_script_opens_with_the_root_centred_and_reveals_a_search(tmp_path, wide, wine,
+                                                                     wine_page):
+    clf, X, page = wide
+    tree = clf.tree_
+    out = run_page_in_node(tmp_path, page)
+    x, _, w, _ = out["cards"]["0"]
+    # wider than the view: scrolled so that the root's centre is the view's
+    assert max(a + b for a, b, _, _ in out["cards"].values()) + 36 > 1200
+    assert 18 + x + w / 2 - out["scroll"][0] == pytest.approx(600, abs=1)
+    assert out["scroll"][1] == 0
+    assert all(in_fake_view(out, k) for k in (0, tree.children_left[0], tree.children_right[0]))
+    # the layout is tidy: children centred under their parent, cards never overlap
+    for node, (x, y, w, h) in out["cards"].items():
+        node = int(node)
+        if not tree.is_leaf[node] and str(tree.children_left[node]) in out["cards"]:
+            kids = [out["cards"][str(k)] for k in (tree.children_left[node],
+                                                   tree.children_right[node])]
+            assert np.mean([a + b / 2 for a, _, b, _ in kids]) == pytest.approx(x + w / 2)
+    by_row = {}
+    for x, y, w, _ in out["cards"].values():
+        by_row.setdefault(y, []).append((x, x + w))
+    for spans in by_row.values():
+        spans.sort()
+        assert all(a[1] + 16 <= b[0] + 1e-6 for a, b in itertools.pairwise(spans))
+    # a search whose path fits in the view: all of it in view, its leaf included
+    row = int(np.argmax(X[:, 0] + X[:, 1] + X[:, 2] + X[:, 3]))  # the far right corner
+    out = run_page_in_node(tmp_path, page, f"#search=row%20{row}")
+    path = [int(i) for i in out["state"]["path"].split(",")]
+    assert path == tree.decision_path(X[row:row + 1]).indices.tolist() and len(path) == 5
+    assert all(in_fake_view(out, i) for i in path)
+    # a path longer than the view keeps its leaf in view, and the way to it as far as fits
+    clf, X, _y = wine
+    depth = clf.tree_.node_depth[clf.apply(X)]
+    row = int(np.argmax(depth))
+    out = run_page_in_node(tmp_path, wine_page, f"#search=row%20{row}")
+    path = [int(i) for i in out["state"]["path"].split(",")]
+    assert path[-1] == clf.apply(X.iloc[[row]])[0] and len(path) == depth[row] + 1
+    assert len(path) * (120 + 34) > 800  # the fake cards' height and the levels' gap
+    assert in_fake_view(out, path[-1]) and in_fake_view(out, path[-2])
+    assert not in_fake_view(out, path[0])
+
+
+def test_a_click_keeps_the_clicked_node_in_place(tmp_path, wide):
+    clf, _X, page = wide
+    tree = clf.tree_
+    deep = [n for n in range(tree.node_count) if tree.node_depth[n] == DEFAULT_OPEN_LEVELS - 1
+            and not tree.is_leaf[n]]
+    before = run_page_in_node(tmp_path, page)
+    for node in (deep[0], deep[-1]):
+        after = run_page_in_node(tmp_path, page, f"#expand={node}")
+        assert after["state"]["expanded"] == str(node)
+        assert len(after["cards"]) == len(before["cards"]) + 2
+
+        def screen(out, node=node):
+            x, y, _, _ = out["cards"][str(node)]
+            return x - out["scroll"][0], y - out["scroll"][1]
+
+        assert screen(after) == pytest.approx(screen(before))
+
+
+# ----------------------------------------------------------------- the check script
+def check_script():
+    """scripts/check_html_page.py as a module."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "check_html_page.py"
+    spec = importlib.util.spec_from_file_location("check_html_page", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_check_script_writes_into_a_temporary_folder_by_default(monkeypatch, tmp_path):
+    import pathlib
+    import tempfile
+
+    script = check_script()
+    written = []
+    monkeypatch.setattr(script, "find_browser", lambda name=None: "chromium")
+    monkeypatch.setattr(script, "run_checks", lambda *args: [])
+    monkeypatch.setattr(script, "screenshots",
+                        lambda browser, page, folder, typed: written.append(folder) or [])
+    assert script.main([]) == 0
+    committed = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "images").resolve()
+    assert written[0] != committed
+    assert written[0].is_relative_to(pathlib.Path(tempfile.gettempdir()).resolve())
+    assert script.main(["--out", str(tmp_path)]) == 0
+    assert written[1] == tmp_path.resolve()
+    assert script.main(["--out", str(tmp_path / "nowhere")]) == 2
+
+
+def test_the_check_script_geometry_helpers():
+    script = check_script()
+    view, boxes = script.geometry({"view-box": "0,100,800,700",
+                                   "boxes": "0:300,120,500,400 1:10,450,200,720"})
+    assert view == (0, 100, 800, 700) and set(boxes) == {0, 1}
+    assert script.inside(boxes[0], view) and not script.inside(boxes[1], view)
+    assert script.outline(boxes.values()) == (10, 120, 500, 720)
+    assert script.fits((0, 0, 800, 600), view) and not script.fits((0, 0, 801, 10), view)
+    with pytest.raises(RuntimeError, match="selftest"):
+        script.geometry({"status": "ready"})
+
+
+def test_the_check_script_passes_in_headless_chromium(tmp_path):
+    """The page opens with its root centred and in view, a search brings the path into
+    view (scripts/check_html_page.py's checks, with #selftest), and the script writes
+    its two screenshots where it is told."""
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no Chromium found (chromium, chromium-browser or google-chrome on PATH); "
+                    "install one, e.g. apt-get install chromium, to run the page's script")
+    script = check_script()
+    assert script.main(["--browser", browser, "--out", str(tmp_path)]) == 0
+    for name in ("tree_page.png", "tree_page_search.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+
+
+def test_a_wide_tree_opens_centred_in_headless_chromium(tmp_path, wide):
+    """In a window narrower than the tree, the root is centred and in view at load, and a
+    search keeps its leaf in view (its whole path where it fits); long labels carry
+    their full text in the real page too."""
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no Chromium found (chromium, chromium-browser or google-chrome on PATH)")
+    script = check_script()
+    clf, X, html_text = wide
+    page = tmp_path / "tree.html"
+    page.write_text(html_text, encoding="utf-8")
+    window = (800, 700)
+    view, boxes = script.geometry(script.body_state(browser, page, "#selftest", window))
+    assert script.outline(boxes.values())[2] - script.outline(boxes.values())[0] > 800
+    root = boxes[0]
+    assert script.inside(root, view)
+    assert (root[0] + root[2]) / 2 == pytest.approx((view[0] + view[2]) / 2, abs=2)
+    for row in (0, int(np.argmax(X.sum(axis=1)))):
+        state = script.body_state(browser, page, f"#selftest&search=row%20{row}", window)
+        view, boxes = script.geometry(state)
+        path = [int(i) for i in state["path"].split(",")]
+        assert path == clf.tree_.decision_path(X[row:row + 1]).indices.tolist()
+        assert script.inside(boxes[path[-1]], view)
+        drawn = [boxes[i] for i in path]
+        if script.fits(script.outline(drawn), view):
+            assert all(script.inside(b, view) for b in drawn)
+
+    clf, frame, y = long_category_fit()
+    page.write_text(export_html(clf, frame, y), encoding="utf-8")
+    dom = dump_dom(browser, page)
+    assert body_state(dom)["status"] == "ready"
+    assert f'title="{page_data(export_html(clf, frame, y))["nodes"][0]["pretty"]}"' in dom
+    titles = re.findall(r"<title>([^<]*)</title>", dom)
+    assert set(OCCUPATIONS) <= set(titles)

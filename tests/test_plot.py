@@ -856,3 +856,93 @@ def test_a_test_sending_known_values_left_draws_without_known_values():
     for child in ax.figure.axes:
         assert np.all(np.isfinite(child.get_xlim())) and np.all(np.isfinite(child.get_ylim()))
     plot_split(clf, 0, rows, labels).figure.savefig(io.BytesIO())
+
+
+# --------------------------------------------------------------------------- the missing strip
+def missing_classifier():
+    """A classifier on three features with 15 % of the values missing, and its data."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(240, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[rng.uniform(size=X.shape) < 0.15] = np.nan
+    return BivariateTreeClassifier(max_depth=3, random_state=0).fit(X, y), X, y
+
+
+def strip_extent(axes):
+    """The left and right ends of the missing-value strip of ``axes``, in data units."""
+    (strip,) = [p for p in axes.patches if p.get_gid() == "missing-strip"]
+    # axvspan's patch: x in data units, y in axes units (a Polygon or a Rectangle)
+    xs = strip.get_patch_transform().transform(strip.get_path().vertices)[:, 0]
+    return xs.min(), xs.max()
+
+
+def check_missing_axis(axes):
+    """The strip of ``axes`` sits on an x-axis segment of its own, labelled "missing",
+    right of every number the axis writes; returns the numeric axis's right end."""
+    axes.figure.canvas.draw()  # the ticks and their labels as drawn
+    s0, s1 = strip_extent(axes)
+    ticks = axes.xaxis.get_majorticklocs()
+    labels = [t.get_text() for t in axes.get_xticklabels()]
+    assert len(ticks) == len(labels)
+    assert labels.count("missing") == 1, labels
+    at = ticks[labels.index("missing")]
+    assert s0 < at < s1  # the label under the strip
+    numeric = [t for t, text in zip(ticks, labels) if text != "missing"]
+    # the numeric axis: its spine and every tick stop before a gap, the strip lies after
+    u0, u1 = axes.spines["bottom"].get_bounds()
+    assert axes.spines["top"].get_bounds() == (u0, u1)
+    assert numeric and all(u0 <= t <= u1 for t in numeric)
+    assert u1 < s0 and not any(text.strip() and text != "missing" and s0 <= t
+                               for t, text in zip(ticks, labels))
+    # the break is marked, top and bottom, and the strip has its own spine segments
+    breaks = [a for a in axes.lines if a.get_gid() == "axis-break"]
+    segments = [a for a in axes.lines if a.get_gid() == "strip-axis"]
+    assert len(breaks) == len(segments) == 2
+    for line in segments:
+        assert tuple(line.get_xdata()) == (s0, s1)
+    # no minor tick (a style may turn them on) falls in the gap or under the strip
+    assert all(t <= u1 for t in axes.xaxis.get_minorticklocs())
+    return u1
+
+
+def test_the_missing_strip_has_its_own_axis_segment_labelled_missing():
+    clf, X, y = missing_classifier()
+    tree = clf.tree_
+    node = 0
+    ax = plot_split(clf, node, X, y)
+    u1 = check_missing_axis(ax)
+    s0, s1 = strip_extent(ax)
+    # the points: those with both features known on the numeric axis, the others in
+    # the strip, past the gap; none of the strip's points is inside the numeric range
+    points = data_points(ax)
+    across = X[:, tree.features[node, 0]]
+    reaching = clf.decision_path(X).tocsc()[:, node].indices
+    n_known = int(np.isfinite(X[reaching][:, tree.features[node]]).all(axis=1).sum())
+    in_strip = points[:, 0] >= s0
+    assert in_strip.sum() == reaching.size - n_known > 0
+    assert np.all(points[in_strip, 0] <= s1) and np.all(points[~in_strip, 0] <= u1)
+    assert np.nanmax(across) < u1
+    # the sides' labels are placed in the numeric plot, not over the gap or the strip
+    sides = [t for t in ax.texts if "→ #" in t.get_text()]
+    assert sides and all(t.get_position()[0] < u1 for t in sides)
+    # a sample missing a feature of the test is starred in the strip
+    row = X[np.isfinite(X).all(axis=1)][0].copy()
+    row[tree.features[node, 0]] = np.nan
+    star = highlight_marker(plot_split(clf, node, X, y, highlight=row)).get_offsets()[0]
+    assert s0 < star[0] < s1
+
+
+def test_every_node_of_plot_tree_keeps_the_strip_off_the_numeric_axis():
+    clf, X, y = missing_classifier()
+    with matplotlib.rc_context({"xtick.minor.visible": True}):
+        by_node = node_axes(plot_tree(clf, X, y))
+        stripped = [axes for axes in by_node.values()
+                    if any(p.get_gid() == "missing-strip" for p in axes.patches)]
+        assert len(stripped) >= 2
+        for axes in stripped:
+            check_missing_axis(axes)
+    # a plot without missing values keeps the plain axis
+    full = np.isfinite(X).all(axis=1)
+    ax = plot_split(clf, 0, X[full], y[full])
+    assert not any(a.get_gid() in ("axis-break", "strip-axis") for a in ax.lines)
+    assert "missing" not in [t.get_text() for t in ax.get_xticklabels()]

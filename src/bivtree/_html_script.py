@@ -12,7 +12,22 @@ in that strip),
 ``data-expanded`` (nodes opened from the address) and ``data-path`` (the highlighted
 path). The address fragment drives it too: ``#expand=3`` clicks node 3 open (several:
 ``#expand=3,7``), ``#levels=2`` sets the open levels, ``#search=TEXT`` runs a search;
-join them with ``&``.
+join them with ``&``. ``#selftest`` also writes where things are on the screen, in
+client pixels ``x0,y0,x1,y1``: ``data-view-box`` (the visible part of the tree's
+scrolled view) and ``data-boxes`` (``ID:x0,y0,x1,y1`` per node shown, separated by
+spaces), so that a headless browser's ``--dump-dom`` can check what is in view.
+
+The tree scrolls inside its own view under the header (which stays in place). It
+opens with the root centred across and the first levels below it; a search
+scrolls so that the highlighted path is centred, or, when it is larger than the
+view, so that its matched node is in view with as much of the path as fits; a
+click keeps the clicked node where it was. The layout is tidy (each subtree as
+close to its sibling as their outlines allow, level by level), so the first
+levels stay near the root.
+
+Labels that would not fit (long category sets, long feature names) are drawn
+abbreviated, as :mod:`bivtree.html_page` shortened them, with their full text on
+hover (an SVG ``<title>``, or a ``title`` attribute on a card's rule).
 
 Typed samples are routed by ``goesLeft``, which repeats
 :func:`bivtree._kernels.traversal.goes_left` operation by operation, indicator
@@ -20,9 +35,10 @@ slots included (see :mod:`bivtree.html_page`).
 """
 
 PAGE_STYLE = """
+html, body { height: 100%; }
 body { margin: 0; font: 13px/1.35 system-ui, -apple-system, "Segoe UI", sans-serif;
-  color: #222; background: #fff; }
-#bar { position: sticky; top: 0; z-index: 5; background: #f7f7f7;
+  color: #222; background: #fff; display: flex; flex-direction: column; }
+#bar { flex: none; z-index: 5; background: #f7f7f7;
   border-bottom: 1px solid #ddd; padding: 6px 14px; }
 h1 { font-size: 16px; margin: 0 0 2px 0; }
 #summary { color: #555; }
@@ -36,9 +52,11 @@ h1 { font-size: 16px; margin: 0 0 2px 0; }
 #controls button { font: inherit; padding: 1px 8px; }
 #query { font: 12px ui-monospace, Menlo, Consolas, monospace; }
 #result { margin-top: 4px; font: 12px ui-monospace, Menlo, Consolas, monospace;
-  white-space: pre-wrap; }
+  white-space: pre-wrap; overflow-wrap: anywhere; max-height: 30vh; overflow: auto; }
 #result.error { color: #b00; }
-#tree { position: relative; margin: 18px; }
+/* the tree scrolls in its own view, so the header and its search box stay in place */
+#view { flex: 1 1 auto; min-height: 0; overflow: auto; position: relative; padding: 18px; }
+#tree { position: relative; margin: 0 auto; }
 #edges { position: absolute; left: 0; top: 0; overflow: visible; }
 .edge { stroke: #888; stroke-width: 1; fill: none; }
 .edge.on-path { stroke: #000; stroke-width: 3; }
@@ -49,12 +67,13 @@ h1 { font-size: 16px; margin: 0 0 2px 0; }
 .node.decision { cursor: pointer; }
 .node.decision:hover { border-color: #333; }
 .node.on-path { border: 3px solid #000; }
-.node .head { font-weight: 600; white-space: pre; }
-.node .rule { max-width: 236px; margin-top: 2px; }
+.node .head { font-weight: 600; white-space: pre-wrap; overflow-wrap: anywhere; }
+.node .rule { max-width: 236px; margin-top: 2px; overflow-wrap: anywhere; }
+.node .rule.abbrev, svg.plot text.abbrev { cursor: help; }
 .node .note { color: #666; font-size: 11px; max-width: 200px; }
 .node .toggle { color: #1f5fa8; font-size: 12px; margin-top: 2px; white-space: nowrap; }
 .node.leaf { max-width: 200px; font-size: 12px; }
-.node .stats { white-space: pre; }
+.node .stats { white-space: pre-wrap; }
 .node.text { max-width: 240px; }
 svg.plot { display: block; }
 svg.plot .frame { fill: none; stroke: #888; }
@@ -71,7 +90,8 @@ svg.plot .missing-strip.yes { fill: #8c8c8c; fill-opacity: 0.16; }
 svg.plot .strip-gap { stroke: #4d4d4d; stroke-width: 0.6; stroke-dasharray: 2 2; }
 #tip { position: fixed; display: none; z-index: 10; pointer-events: none;
   background: #fffff3; border: 1px solid #888; border-radius: 4px; padding: 6px 8px;
-  font: 12px ui-monospace, Menlo, Consolas, monospace; white-space: pre;
+  font: 12px ui-monospace, Menlo, Consolas, monospace; white-space: pre-wrap;
+  overflow-wrap: anywhere; max-width: min(760px, calc(100vw - 30px));
   box-shadow: 0 2px 6px rgba(0, 0, 0, 0.2); }
 """
 
@@ -99,12 +119,16 @@ PAGE_SCRIPT = r"""
     const GAP = 16, VGAP = 34;                 // between cards, between levels (pixels)
     const PW = 190, PH = 150, ML = 40, MR = 8, MT = 6, MB = 30;   // plot and margins
     const SG = 10, SW = 36;   // gap before the strip of missing values, its width
+    const MARGIN = 12;         // kept between a revealed node and the view's edge (pixels)
+    const view = document.getElementById("view");
     const canvas = document.getElementById("tree");
     const edgeLayer = document.getElementById("edges");
     const tip = document.getElementById("tip");
     const result = document.getElementById("result");
     const collapsed = new Uint8Array(N);
     const cards = new Array(N);
+    let boxes = new Map();                     // node -> [left, top, width, height] in #tree
+    let focus = null;                          // the last reveal: its arguments, its scroll
     let openLevels = DATA.open_levels;
     let path = new Set();
     let sample = null;                         // typed feature values, or null
@@ -121,6 +145,27 @@ PAGE_SCRIPT = r"""
       for (const k in attrs) e.setAttribute(k, attrs[k]);
       if (parent) parent.appendChild(e);
       return e;
+    }
+    // a label drawn shortened (``shown``: a text, or lines) keeps its full text on
+    // hover, as the SVG title of its text element
+    function label(svg, attrs, full, shown) {
+      const t = sv("text", attrs, svg);
+      const lines = Array.isArray(shown) ? shown : [shown === undefined || shown === null
+                                                    ? String(full) : shown];
+      if (lines.length === 1) {
+        t.textContent = lines[0];
+      } else {
+        // further lines below the first, across the text's own direction
+        lines.forEach((line, k) => {
+          sv("tspan", {x: attrs.x, dy: k ? "1.1em" : (-(lines.length - 1) * 1.1) + "em"}, t)
+            .textContent = line;
+        });
+      }
+      if (lines.join(" ") !== String(full)) {
+        t.setAttribute("class", ((attrs["class"] || "") + " abbrev").trim());
+        sv("title", {}, t).textContent = full;
+      }
+      return t;
     }
     function tick(x) {
       if (x === 0) return "0";
@@ -266,12 +311,11 @@ PAGE_SCRIPT = r"""
       }
       sv("polygon", {points: pts.join(" "), "class": "star"}, svg);
     }
-    function axisLabels(svg, xLabel, yLabel) {
-      sv("text", {x: ML + PW / 2, y: MT + PH + 25, "text-anchor": "middle", "class": "axis"},
-         svg).textContent = xLabel;
-      const yl = sv("text", {x: 10, y: MT + PH / 2, "text-anchor": "middle", "class": "axis",
-                             transform: "rotate(-90 10 " + (MT + PH / 2) + ")"}, svg);
-      yl.textContent = yLabel;
+    function axisLabels(svg, p, yLabel, yShown) {
+      label(svg, {x: ML + PW / 2, y: MT + PH + 25, "text-anchor": "middle", "class": "axis"},
+            p.x_label, p.x_label_shown);
+      label(svg, {x: 10, y: MT + PH / 2, "text-anchor": "middle", "class": "axis",
+                  transform: "rotate(-90 10 " + (MT + PH / 2) + ")"}, yLabel, yShown);
     }
 
     // ------------------------------------------------------------ plots
@@ -350,19 +394,21 @@ PAGE_SCRIPT = r"""
       const ty = MT + PH + 10;
       if (p.kind === "indicators" && p.x_ticks !== null) {
         p.x_ticks.forEach((name, j) => {
-          sv("text", {x: X(j), y: ty, "text-anchor": "middle"}, svg).textContent = name;
+          label(svg, {x: X(j), y: ty, "text-anchor": "middle"}, name,
+                p.x_ticks_shown && p.x_ticks_shown[j]);
         });
       } else {
         sv("text", {x: ML, y: ty, "text-anchor": "start"}, svg).textContent = tick(u0);
         sv("text", {x: ML + PW, y: ty, "text-anchor": "end"}, svg).textContent = tick(u1);
       }
       if (p.kind === "indicators") {
-        // turned along the axis, as plot_tree writes them: a set is wider than the margin
+        // turned along the axis, as plot_tree writes them: a set is wider than the
+        // margin; a long one in two lines, the first farther from the plot
         p.y_ticks.forEach((name, r) => {
           const at = Y(r).toFixed(1);
-          sv("text", {x: ML - 5, y: at, "text-anchor": "middle",
-                      transform: "rotate(-90 " + (ML - 5) + " " + at + ")"}, svg)
-            .textContent = name;
+          label(svg, {x: ML - 5, y: at, "text-anchor": "middle",
+                      transform: "rotate(-90 " + (ML - 5) + " " + at + ")"}, name,
+                p.y_ticks_shown && p.y_ticks_shown[r]);
         });
       } else if (p.strip && DATA.classes && DATA.has_labels) {
         DATA.classes.forEach((name, k) => {
@@ -372,7 +418,7 @@ PAGE_SCRIPT = r"""
         sv("text", {x: ML - 3, y: MT + PH, "text-anchor": "end"}, svg).textContent = tick(v0);
         sv("text", {x: ML - 3, y: MT + 8, "text-anchor": "end"}, svg).textContent = tick(v1);
       }
-      axisLabels(svg, p.x_label, p.strip ? "" : p.y_label);
+      axisLabels(svg, p, p.strip ? "" : p.y_label, p.strip ? "" : p.y_label_shown);
       if (p.note) {
         const t = sv("text", {x: ML + PW - 3, y: MT + PH - 4, "text-anchor": "end",
                               "class": "subsample"}, svg);
@@ -411,14 +457,14 @@ PAGE_SCRIPT = r"""
           sv("rect", {x: x0, y: Y(heights[j]), width: w, height: MT + PH - Y(heights[j]),
                       fill: p.means ? valueColour(p.means[j]) : "#595959"}, g);
         }
-        const label = sv("text", {x: X(j), y: MT + PH + 10, "text-anchor": "middle"}, svg);
-        label.textContent = p.categories[j];
-        if (p.left[j]) label.setAttribute("class", "bold");
+        label(svg, {x: X(j), y: MT + PH + 10, "text-anchor": "middle",
+                    "class": p.left[j] ? "bold" : ""}, p.categories[j],
+              p.categories_shown && p.categories_shown[j]);
       }
       sv("rect", {x: ML, y: MT, width: PW, height: PH, "class": "frame"}, svg);
       sv("text", {x: ML - 3, y: MT + 8, "text-anchor": "end"}, svg).textContent =
         tick(Math.round(top));
-      axisLabels(svg, p.x_label, "samples");
+      axisLabels(svg, p, "samples");
       const mark = sample && path.has(nd.id) ? samplePoint(nd, sample) : null;
       if (mark) star(svg, X(mark[0]), Y(mark[1]));
       return svg;
@@ -469,7 +515,13 @@ PAGE_SCRIPT = r"""
         if (plot) holder.appendChild(plot);
         c.appendChild(holder);
         if (nd.plot_note) c.appendChild(el("div", "note", nd.plot_note));
-        c.appendChild(el("div", "rule", nd.pretty));
+        // a rule of many long categories is shortened on the card, in full on hover
+        const rule = el("div", "rule", nd.pretty_shown || nd.pretty);
+        if (nd.pretty_shown && nd.pretty_shown !== nd.pretty) {
+          rule.className = "rule abbrev";
+          rule.setAttribute("title", nd.pretty);
+        }
+        c.appendChild(rule);
         c.appendChild(el("div", "toggle"));
         c.addEventListener("click", () => toggle(nd.id));
       }
@@ -513,40 +565,77 @@ PAGE_SCRIPT = r"""
             ? "\u25b8 show the " + NODES[i].below + " nodes below" : "\u25be hide subtree";
         }
       }
-      const w = new Map(), h = new Map(), span = new Map(), left = new Map();
+      const w = new Map(), h = new Map();
       const levelH = [];
+      // measured at the canvas's left edge and in its full width: a card placed near
+      // the right edge by the last layout would be measured squeezed
+      canvas.style.width = "";
       for (const i of vis) {
-        w.set(i, cards[i].offsetWidth);
-        h.set(i, cards[i].offsetHeight);
+        cards[i].style.left = "0px";
+        cards[i].style.width = "";
+      }
+      for (const i of vis) {
+        // then held at that width, rounded up: a card whose right edge is the canvas's
+        // would otherwise be squeezed by the fraction offsetWidth rounds away
+        const c = cards[i];
+        w.set(i, Math.ceil(c.getBoundingClientRect ? c.getBoundingClientRect().width
+                                                   : c.offsetWidth));
+        h.set(i, c.offsetHeight);
         const d = NODES[i].depth;
         levelH[d] = Math.max(levelH[d] || 0, h.get(i));
       }
       const open = i => !isLeaf(NODES[i]) && !collapsed[i];
+      // A tidy layout (after Reingold & Tilford): the outline of a subtree is, per level,
+      // its leftmost and rightmost pixel relative to its root's centre. Two siblings are
+      // set as close as their outlines allow (GAP apart where they come closest) and
+      // their parent centred above them, so a wide subtree on one side does not push
+      // the other child far from the root, and the first levels stay near it.
+      const outline = new Map(), half = new Map();
       for (let k = vis.length - 1; k >= 0; k--) {   // children before their parent
-        const i = vis[k], nd = NODES[i];
-        span.set(i, open(i) ? Math.max(w.get(i), span.get(nd.left) + GAP + span.get(nd.right))
-                            : w.get(i));
+        const i = vis[k], nd = NODES[i], hw = w.get(i) / 2;
+        if (!open(i)) {
+          outline.set(i, [[-hw], [hw]]);
+          continue;
+        }
+        const [ll, lr] = outline.get(nd.left), [rl, rr] = outline.get(nd.right);
+        let sep = 0;
+        for (let d = 0; d < Math.min(lr.length, rl.length); d++) {
+          sep = Math.max(sep, lr[d] - rl[d] + GAP);
+        }
+        const s = sep / 2, lo = [-hw], hi = [hw];
+        for (let d = 0; d < Math.max(ll.length, rl.length); d++) {
+          lo.push(Math.min(d < ll.length ? ll[d] - s : Infinity, d < rl.length ? rl[d] + s
+                                                                               : Infinity));
+          hi.push(Math.max(d < lr.length ? lr[d] - s : -Infinity, d < rr.length ? rr[d] + s
+                                                                                 : -Infinity));
+        }
+        half.set(i, s);
+        outline.set(i, [lo, hi]);
+        outline.delete(nd.left);
+        outline.delete(nd.right);
       }
       const levelTop = [0];
       for (let d = 1; d < levelH.length; d++) levelTop[d] = levelTop[d - 1] + levelH[d - 1] + VGAP;
-      left.set(0, 0);
-      let width = 0, height = 0;
-      const centre = new Map();
+      // the canvas as wide on both sides of the root, so that the root can be centred
+      // in the view whether the tree is wider than the view or not
+      const [rootLo, rootHi] = outline.get(0);
+      const reach = Math.max(-Math.min(...rootLo), Math.max(...rootHi));
+      const centre = new Map([[0, reach]]);
+      const width = 2 * reach;
+      let height = 0;
+      boxes = new Map();
       for (const i of vis) {                          // parents before their children
-        const nd = NODES[i], x = left.get(i);
+        const nd = NODES[i], cx = centre.get(i);
         if (open(i)) {
-          const total = span.get(nd.left) + GAP + span.get(nd.right);
-          const start = x + (span.get(i) - total) / 2;
-          left.set(nd.left, start);
-          left.set(nd.right, start + span.get(nd.left) + GAP);
+          centre.set(nd.left, cx - half.get(i));
+          centre.set(nd.right, cx + half.get(i));
         }
-        const cx = x + span.get(i) / 2;
-        centre.set(i, cx);
-        const c = cards[i];
-        c.style.left = (cx - w.get(i) / 2) + "px";
-        c.style.top = levelTop[nd.depth] + "px";
-        width = Math.max(width, x + span.get(i));
-        height = Math.max(height, levelTop[nd.depth] + h.get(i));
+        const x = cx - w.get(i) / 2, y = levelTop[nd.depth];
+        cards[i].style.left = x + "px";
+        cards[i].style.top = y + "px";
+        cards[i].style.width = w.get(i) + "px";
+        boxes.set(i, [x, y, w.get(i), h.get(i)]);
+        height = Math.max(height, y + h.get(i));
       }
       canvas.style.width = width + "px";
       canvas.style.height = height + "px";
@@ -575,15 +664,71 @@ PAGE_SCRIPT = r"""
       state.rootMissing = String(root ? root.querySelectorAll(".missing circle").length : 0);
     }
 
+    // ------------------------------------------------------------ scrolling
+    // The tree scrolls inside #view; the layout's boxes (pixels in #tree) plus the
+    // canvas's place in the view's content give where a node is, without reading the
+    // screen back.
+    function outlineOf(ids) {
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (const i of ids) {
+        const b = boxes.get(i);
+        if (!b) continue;
+        x0 = Math.min(x0, b[0]);
+        y0 = Math.min(y0, b[1]);
+        x1 = Math.max(x1, b[0] + b[2]);
+        y1 = Math.max(y1, b[1] + b[3]);
+      }
+      return x0 <= x1 ? [x0, y0, x1, y1] : null;
+    }
+    // the scroll position along one axis that centres [lo, hi]; when that does not fit
+    // in ``size``, the nearest one that still shows [keepLo, keepHi] whole
+    function scrollFor(lo, hi, keepLo, keepHi, offset, size) {
+      let at = offset + (lo + hi - size) / 2;
+      if (hi - lo + 2 * MARGIN > size) {
+        at = Math.min(Math.max(at, offset + keepHi + MARGIN - size), offset + keepLo - MARGIN);
+      }
+      return Math.max(0, Math.round(at));
+    }
+    // bring the nodes ``ids`` into view, centred, keeping the nodes ``keep`` in it
+    // (when ``ids`` do not fit); across only, with ``top``, the view's top
+    function reveal(ids, keep, top) {
+      const box = outlineOf(ids), k = outlineOf(keep) || box;
+      if (!box) return;
+      view.scrollLeft = scrollFor(box[0], box[2], k[0], k[2], canvas.offsetLeft || 0,
+                                  view.clientWidth || 0);
+      view.scrollTop = top ? 0 : scrollFor(box[1], box[3], k[1], k[3], canvas.offsetTop || 0,
+                                           view.clientHeight || 0);
+      // read back: the browser keeps a scroll position within the content
+      focus = {args: [ids, keep, top], at: [view.scrollLeft, view.scrollTop]};
+    }
+    // a resized window keeps what was revealed in view, unless the reader scrolled since
+    function onResize() {
+      if (focus && view.scrollLeft === focus.at[0] && view.scrollTop === focus.at[1]) {
+        reveal(...focus.args);
+      }
+    }
+    // where node ``id`` is in the view now (content pixels minus the scroll)
+    function onScreen(id) {
+      const b = boxes.get(id);
+      return [(canvas.offsetLeft || 0) + b[0] - (view.scrollLeft || 0),
+              (canvas.offsetTop || 0) + b[1] - (view.scrollTop || 0)];
+    }
+
     // ------------------------------------------------------------ interaction
     function setLevels(levels) {
       openLevels = Math.max(1, Math.min(levels, DATA.depth + 1));
       for (const nd of NODES) collapsed[nd.id] = !isLeaf(nd) && nd.depth >= openLevels - 1;
       render();
+      reveal([0], [0], true);   // the root centred across, the first levels below it
     }
     function toggle(id) {
+      const before = onScreen(id);
       collapsed[id] = collapsed[id] ? 0 : 1;
       render();
+      // the clicked node stays under the pointer, however the layout moved it
+      const after = onScreen(id);
+      view.scrollLeft = (view.scrollLeft || 0) + after[0] - before[0];
+      view.scrollTop = (view.scrollTop || 0) + after[1] - before[1];
     }
     function parseQuery(text) {
       const row = /^(?:row\s*|#)\s*(\d+)$/i.exec(text);
@@ -619,7 +764,7 @@ PAGE_SCRIPT = r"""
       }
       return lines.join("\n");
     }
-    function search(text, scroll) {
+    function search(text) {
       text = text.trim();
       const before = Array.from(path);
       result.className = "";
@@ -645,10 +790,10 @@ PAGE_SCRIPT = r"""
       for (const i of before.concat(Array.from(path))) refreshPlot(i);
       state.path = Array.from(path).join(",");
       render();
-      const target = cards[Math.max(...Array.from(path).concat([0]))];
-      if (scroll && path.size && target && target.scrollIntoView) {
-        target.scrollIntoView({block: "nearest", inline: "center"});
-      }
+      // the path centred in the view, or, longer than the view, its matched node (the
+      // last on the path, a leaf) in view with as much of the way to it as fits
+      const p = Array.from(path);
+      if (p.length) reveal(p, [p[p.length - 1]], false);
     }
 
     // ------------------------------------------------------------ page
@@ -683,10 +828,12 @@ PAGE_SCRIPT = r"""
     }
     function fromAddress() {
       const expanded = [];
+      let selftest = false;
       for (const part of location.hash.replace(/^#/, "").split("&")) {
         const at = part.indexOf("=");
         const key = at < 0 ? part : part.slice(0, at);
         const value = at < 0 ? "" : decodeURIComponent(part.slice(at + 1));
+        if (key === "selftest") selftest = true;
         if (key === "levels") setLevels(Number(value));
         if (key === "search") {
           document.getElementById("query").value = value;
@@ -705,6 +852,19 @@ PAGE_SCRIPT = r"""
         }
       }
       state.expanded = expanded.join(",");
+      if (selftest) measure();
+    }
+    // for checks by a headless browser (#selftest): where the view and each node shown
+    // are on the screen, in client pixels x0,y0,x1,y1
+    function measure() {
+      const r = view.getBoundingClientRect();
+      const x0 = r.left + view.clientLeft, y0 = r.top + view.clientTop;
+      state.viewBox = [x0, y0, x0 + view.clientWidth, y0 + view.clientHeight]
+        .map(Math.round).join(",");
+      state.boxes = visibleNodes().map(i => {
+        const b = cards[i].getBoundingClientRect();
+        return i + ":" + [b.left, b.top, b.right, b.bottom].map(Math.round).join(",");
+      }).join(" ");
     }
 
     header();
@@ -713,12 +873,13 @@ PAGE_SCRIPT = r"""
     document.getElementById("all").addEventListener("click", () => setLevels(DATA.depth + 1));
     document.getElementById("search").addEventListener("submit", ev => {
       ev.preventDefault();
-      search(document.getElementById("query").value, true);
+      search(document.getElementById("query").value);
     });
     document.getElementById("clear").addEventListener("click", () => {
       document.getElementById("query").value = "";
       search("");
     });
+    window.addEventListener("resize", onResize);
     setLevels(openLevels);
     fromAddress();
     state.status = "ready";

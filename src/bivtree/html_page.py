@@ -24,6 +24,17 @@ network, no CDN). The page shows
   path of that sample is highlighted (and opened), and typed values are marked
   with a star in every plot on the path.
 
+The tree scrolls in a view of its own under the header, which stays in place. The
+page opens with the root centred across the view and the first levels below it
+(the layout sets each subtree as close to its sibling as their outlines allow); a
+search scrolls to the highlighted path and centres it, or, for a path taller or
+wider than the view, keeps its leaf in view with as much of the way to it as fits.
+A label that would not fit its room (a set of long categories, a long feature
+name) is drawn abbreviated, a set cut to its first values with the count of the
+others (``{a, b, … +4}``), and keeps its full text on hover; a rule on a card is
+cut only past :data:`_RULE_CHARS` characters, and the hover text of every node
+holds its full rule.
+
 **Routing in the page.** The path of a row of ``X`` is computed in Python
 (``apply``), stored as the row's leaf, and read back through the parent links. Typed
 values are routed by the page's script with the tree's own arithmetic: a linear
@@ -39,7 +50,7 @@ Python's shortest round-trip repr, which ``JSON.parse`` reads back as the same
 doubles; so the page sends a typed sample where ``predict`` sends the same values
 (typed text is read as Python's ``float`` reads it).
 
-**Size.** The file holds about 27 kB of script and style, about 0.3 kB per node,
+**Size.** The file holds about 39 kB of script and style, about 0.3 kB per node,
 about 20 bytes per point drawn (at most ``max_total_points`` points, 200,000 by
 default: 4 MB, given to the shallowest nodes first; a deeper node beyond that budget
 shows no plot and says why) and one leaf id per row of ``X`` for the row search (at
@@ -51,6 +62,7 @@ import colorsys
 import html
 import json
 import re
+import textwrap
 
 import numpy as np
 
@@ -92,6 +104,17 @@ DEFAULT_MAX_TOTAL_POINTS = 200_000
 DEFAULT_MAX_ROWS = 100_000
 #: significant digits of the point coordinates: a plot is 190 pixels wide.
 _POINT_DIGITS = 5
+#: a plot's width and height in pixels (the script's PW and PH), the room of its labels.
+_PLOT_WIDTH, _PLOT_HEIGHT = 190, 150
+#: pixels per character of a plot's 9-pixel tick labels and 10-pixel axis labels, a
+#: generous average (DejaVu Sans, the wide fallback of system-ui, averages about
+#: 0.52 em on labels): a label estimated to fit does fit.
+_TICK_CHAR_PX, _AXIS_CHAR_PX = 5.2, 5.8
+#: most characters of the rule written on a card (about six lines of its 236-pixel
+#: column); a longer one is abbreviated there, in full on hover.
+_RULE_CHARS = 160
+#: the values of a category set in a text such as "colour in {red, green}".
+_CATEGORY_SET = re.compile(r"(?<= in )\{([^{}]*)\}")
 #: matplotlib's tab10, the class colours of plot_tree and export_graphviz.
 _TAB10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
           "#7f7f7f", "#bcbd22", "#17becf")
@@ -145,6 +168,95 @@ def _rounded(values):
 def _scatter_note(shown, n):
     """What a node's scatter leaves out: a subsample (as plot_tree says it)."""
     return f"{shown:,} of {n:,} shown" if shown < n else None
+
+
+def _shorten_sets(text, limit):
+    """``text`` with its category sets cut to their first values until it fits ``limit``.
+
+    The largest set (in characters) gives up its last value first; every set keeps
+    at least one and says how many it leaves out, e.g. ``{red, green, … +3}``.
+    The values are those :func:`~bivtree.formatting.format_categories` wrote,
+    separated by ``", "``. May stay longer than ``limit``.
+    """
+    sets = list(_CATEGORY_SET.finditer(text))
+    values = [m.group(1).split(", ") for m in sets]
+    kept = [len(v) for v in values]
+
+    def build():
+        parts, end = [], 0
+        for m, v, k in zip(sets, values, kept):
+            # "… +3": three values left out; a no-break space keeps it one word when the
+            # label is wrapped into lines
+            more = f", …\u00a0+{len(v) - k}" if k < len(v) else ""
+            parts += [text[end:m.start()], "{", ", ".join(v[:k]), more, "}"]
+            end = m.end()
+        return "".join(parts) + text[end:]
+
+    shown = build()
+    while len(shown) > limit and max(kept, default=1) > 1:
+        # the set whose kept values are longest gives one up
+        j = max((j for j in range(len(sets)) if kept[j] > 1),
+                key=lambda j: len(", ".join(values[j][:kept[j]])))
+        kept[j] -= 1
+        shown = build()
+    return shown
+
+
+def _abbreviate(text, limit):
+    """``text`` shortened to at most ``limit`` characters for a label, said so when cut.
+
+    A text that fits is returned as it is. Otherwise its category sets (``x in {a,
+    b, c}``) are cut to their first values with a count of the others
+    (:func:`_shorten_sets`), and what is still too long ends with ``…``: the page
+    writes the full text on hover (a ``title``), so a label is never cut short
+    silently.
+
+    Parameters
+    ----------
+    text : str
+        The full label.
+    limit : int
+        Most characters shown, at least 2.
+
+    Returns
+    -------
+    str
+        ``text`` itself, or a shorter text that ends in ``…`` or names how many
+        values of a set it leaves out.
+
+    Examples
+    --------
+    >>> _abbreviate("colour in {red, green, blue}", 40)
+    'colour in {red, green, blue}'
+    >>> _abbreviate("colour in {red, green, blue, yellow}", 30) == (
+    ...     "colour in {red, green, …\u00a0+2}")  # a no-break space before the count
+    True
+    >>> _abbreviate("Self-employed-not-incorporated", 12)
+    'Self-employ…'
+    """
+    text = str(text)
+    limit = max(int(limit), 2)
+    if len(text) <= limit:
+        return text
+    shown = _shorten_sets(text, limit)
+    return shown if len(shown) <= limit else shown[:limit - 1].rstrip() + "…"
+
+
+def _label_lines(text, chars, lines):
+    """``text`` in at most ``lines`` lines of at most ``chars`` characters, broken at
+    spaces and abbreviated (:func:`_abbreviate`) only as much as it must be."""
+    text = str(text)
+    for limit in range(max(len(text), 2), 1, -1):
+        shown = _abbreviate(text, min(limit, chars * lines))
+        wrapped = textwrap.wrap(shown, chars, break_on_hyphens=False) or [shown]
+        if len(wrapped) <= lines:
+            return wrapped
+    return [_abbreviate(text, chars)]
+
+
+def _fit_chars(pixels, char_px):
+    """How many characters of ``char_px`` pixels a label of ``pixels`` pixels holds."""
+    return max(int(pixels / char_px), 2)
 
 
 def _subsample(n, k, rng):
@@ -221,6 +333,8 @@ class _PageBuilder:
         entry["rule"] = format_rule(*args, category_mask=masks, missing=left)
         entry["else"] = format_rule(*args, op=">", category_mask=masks, missing=not left)
         entry["pretty"] = _pretty(entry["rule"])
+        # the card's text: a rule of many long categories would make a card pages tall
+        entry["pretty_shown"] = _abbreviate(entry["pretty"], _RULE_CHARS)
         entry["plot"] = None
         return entry
 
@@ -300,6 +414,7 @@ class _PageBuilder:
                                                        for f, w in view.u_terms],
                 "v_feature": None, "shown": int(shown.size), "total": int(n),
                 "note": _scatter_note(shown.size, n), "missing": None}
+        plot.update(_axis_labels(plot["x_label"], plot["y_label"]))
         if n < view.u.size:
             plot["missing"] = self._missing_strip(view, drawn, box)
         return plot
@@ -327,6 +442,13 @@ class _PageBuilder:
             [float(c), r - _BAND, r + _BAND] for r, c in enumerate(view.cuts)
             if c is not None and np.isfinite(c)]
         plot["x_ticks"], plot["y_ticks"] = view.x_ticks, view.y_ticks
+        # as drawn: a grid's two columns side by side; the rows' labels turned along the
+        # axis, each in its row's height and in two lines of the left margin
+        across = _fit_chars(_PLOT_WIDTH / 2, _TICK_CHAR_PX)
+        along = _fit_chars(_PLOT_HEIGHT / view.n_rows, _TICK_CHAR_PX)
+        plot["x_ticks_shown"] = (None if view.x_ticks is None
+                                 else [_abbreviate(t, across) for t in view.x_ticks])
+        plot["y_ticks_shown"] = [_label_lines(t, along, 2) for t in view.y_ticks]
 
         def codes(k):
             f, _, mask = view.slots[k]
@@ -367,6 +489,10 @@ class _PageBuilder:
                 # the missing values' bar (NaN, last) as null
                 "values": [None if np.isnan(c) else float(c) for c in view.categories],
                 "left": [bool(b) for b in view.left], "total": int(view.u.size)}
+        # each label centred under its bar, in the bar's width
+        room = _fit_chars(_PLOT_WIDTH / max(k, 1), _TICK_CHAR_PX)
+        plot["categories_shown"] = [_abbreviate(c, room) for c in plot["categories"]]
+        plot.update(_axis_labels(plot["x_label"], "samples"))
         if data.codes is not None:
             counts = np.zeros((k, len(self.labels)), dtype=np.int64)
             np.add.at(counts, (where, data.codes[view.rows]), 1)
@@ -379,6 +505,13 @@ class _PageBuilder:
                 means = np.divide(sums, heights, out=np.zeros(k), where=heights > 0)
                 plot["means"] = _rounded(means)
         return plot
+
+
+def _axis_labels(x_label, y_label):
+    """A plot's axis labels as drawn, abbreviated to fit: ``x_label_shown`` centred under
+    the plot's width, ``y_label_shown`` along its height."""
+    return {"x_label_shown": _abbreviate(x_label, _fit_chars(_PLOT_WIDTH, _AXIS_CHAR_PX)),
+            "y_label_shown": _abbreviate(y_label, _fit_chars(_PLOT_HEIGHT, _AXIS_CHAR_PX))}
 
 
 def _subtree_sizes(tree):
@@ -575,7 +708,7 @@ _PAGE = """<!DOCTYPE html>
   </div>
   <div id="result"></div>
 </header>
-<main id="tree"><svg id="edges"></svg></main>
+<main id="view"><div id="tree"><svg id="edges"></svg></div></main>
 <div id="tip" role="tooltip"></div>
 <noscript>This page draws the tree with JavaScript; enable it to see the tree.</noscript>
 <script type="application/json" id="bivtree-data">{data}</script>

@@ -29,6 +29,7 @@ The side where the test holds (the left child, "yes") is shaded. matplotlib is
 an optional dependency, imported only inside these functions.
 """
 
+import functools
 import re
 import warnings
 
@@ -774,16 +775,15 @@ def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_nam
     _draw_points(ax, u[known], v[known], rows[known], data, colours, norm, cmap, size)
     # a highlighted sample missing a feature of the test is marked in the strip too
     sample_missing = sample is not None and not np.all(np.isfinite(sample[0]))
+    strip = None
     if not known.all() or sample_missing:
-        right = u1
-        u1 = _draw_missing_strip(ax, view, v[~known], rows[~known], (u0, u1, v0, v1), data,
-                                 colours, norm, cmap, size, fontsize, rng)
+        strip = _draw_missing_strip(ax, view, v[~known], rows[~known], (u0, u1, v0, v1), data,
+                                    colours, norm, cmap, size, rng)
         if sample_missing:
-            width = (u1 - right) / (1.0 + _STRIP_GAP)  # the strip's, as drawn
             y = sample[0][1] if np.isfinite(sample[0][1]) else 0.5 * (v0 + v1)
-            sample = ((right + (_STRIP_GAP + 0.5) * width, y), *sample[1:])
+            sample = ((0.5 * (strip[0] + strip[1]), y), *sample[1:])
 
-    ax.set_xlim(u0, u1)
+    ax.set_xlim(u0, u1 if strip is None else strip[1])
     ax.set_ylim(v0, v1)
     ax.set_xlabel(_escape(view.xlabel), fontsize=fontsize, labelpad=1)
     ax.set_ylabel(_escape(view.ylabel), fontsize=fontsize, labelpad=1)
@@ -796,6 +796,9 @@ def _draw_scatter(ax, view, data, colours, norm, cmap, size, fontsize, class_nam
             ax.set_yticks([])
     if isinstance(view, _IndicatorView):
         _indicator_ticks(ax, view)
+    if strip is not None:
+        # after the ticks above: the strip's axis segment wraps whatever they chose
+        _break_axis(ax, (u0, u1), strip)
     if shown.size < n:
         ax.text(0.98, 0.02, f"{shown.size:,} of {n:,} shown", transform=ax.transAxes,
                 ha="right", va="bottom", fontsize=fontsize - 1.5, color="0.2", zorder=5,
@@ -881,19 +884,28 @@ def _draw_points(ax, u, v, rows, data, colours, norm, cmap, size):
 
 
 #: width of the strip of samples with a missing value, as a fraction of the plot's width,
-#: and the gap before it, as a fraction of the strip's width.
+#: and the gap before it, as a fraction of the strip's width: wide enough for the marks of
+#: the broken axis at both of its ends.
 _MISSING_STRIP = 0.16
-_STRIP_GAP = 0.25
+_STRIP_GAP = 0.5
+#: numeric ticks within this fraction of the plot's width from its right end are left
+#: out: their labels would run into the strip's "missing" label across the gap.
+_STRIP_CLEARANCE = 0.06
 
 
-def _draw_missing_strip(ax, view, v, rows, box, data, colours, norm, cmap, size, fontsize,
-                        rng):
+def _draw_missing_strip(ax, view, v, rows, box, data, colours, norm, cmap, size, rng):
     """The samples missing a feature of the node's test, in a strip right of the plot.
 
     Each sample keeps its height where its vertical feature is known (else it is
     spread over the strip's height); the strip is shaded, as the "yes" side is,
     when missing values go left. Its background has gid ``"missing-strip"``.
-    Returns the new right limit of the plot.
+    The strip lies right of ``box``, past a gap: its axis segment, labelled
+    "missing", is drawn by :func:`_break_axis` once the plot's ticks are set.
+
+    Returns
+    -------
+    tuple of float
+        The strip's left and right ends ``(s0, s1)`` in the plot's x units.
     """
     u0, u1, v0, v1 = box
     width = _MISSING_STRIP * (u1 - u0)
@@ -905,9 +917,135 @@ def _draw_missing_strip(ax, view, v, rows, box, data, colours, norm, cmap, size,
     x = s0 + (0.15 + 0.7 * rng.uniform(size=rows.size)) * width
     y = np.where(np.isfinite(v), v, v0 + (0.08 + 0.84 * rng.uniform(size=rows.size)) * (v1 - v0))
     _draw_points(ax, x, y, rows, data, colours, norm, cmap, size)
-    ax.text(0.5 * (s0 + s1), v1, "missing", ha="center", va="bottom", fontsize=fontsize - 1.5,
-            color="0.2", clip_on=False)
-    return s1
+    return s0, s1
+
+
+def _strip_axis_classes():
+    """The locator and formatter of an x axis broken before the missing-value strip.
+
+    Defined on first use: matplotlib is imported only when something is drawn, and
+    an axis takes only subclasses of its ``Locator`` and ``Formatter``.
+    """
+    return _strip_locator_class(), _strip_formatter_class()
+
+
+@functools.cache
+def _strip_locator_class():
+    """The locator class of :func:`_strip_axis_classes`."""
+    from matplotlib.ticker import FixedLocator, Locator
+
+    class StripLocator(Locator):
+        """``base``'s ticks inside the numeric range ``numeric`` only, and (``label``)
+        one tick at the middle of the strip ``strip``: no number is ever written under
+        the strip."""
+
+        def __init__(self, base, numeric, strip, label=True):
+            self.base, self.numeric, self.strip, self.label = base, numeric, strip, label
+            self.missing_at = 0.5 * (strip[0] + strip[1])
+
+        def set_axis(self, axis):
+            super().set_axis(axis)
+            self.base.set_axis(axis)
+
+        def __call__(self):
+            vmin, vmax = self.axis.get_view_interval()
+            try:
+                return self.tick_values(vmin, vmax)
+            except NotImplementedError:
+                # a locator that places its ticks from the axis itself (AutoMinorLocator,
+                # between the major ticks): its ticks, those of the numeric range kept
+                return self._keep(np.asarray(self.base(), dtype=float), vmin, vmax)
+
+        def tick_values(self, vmin, vmax):
+            u0, u1 = self.numeric
+            lo, hi = max(min(vmin, vmax), u0), min(max(vmin, vmax), u1)
+            ticks = self.base.tick_values(lo, hi) if hi > lo else []
+            return self._keep(np.asarray(ticks, dtype=float), vmin, vmax)
+
+        def _keep(self, ticks, vmin, vmax):
+            u0, u1 = self.numeric
+            lo, hi = max(min(vmin, vmax), u0), min(max(vmin, vmax), u1)
+            # fixed ticks (a grid's columns) were placed on purpose: kept; others are
+            # kept clear of the strip's label
+            last = u1 if isinstance(self.base, FixedLocator) else (
+                u1 - _STRIP_CLEARANCE * (u1 - u0))
+            tol = 1e-9 * (u1 - u0)
+            ticks = ticks[(ticks >= lo - tol) & (ticks <= min(hi, last) + tol)]
+            if self.label and min(vmin, vmax) <= self.missing_at <= max(vmin, vmax):
+                ticks = np.append(ticks, self.missing_at)
+            return ticks
+
+    return StripLocator
+
+
+@functools.cache
+def _strip_formatter_class():
+    """The formatter class of :func:`_strip_axis_classes`."""
+    from matplotlib.ticker import Formatter
+
+    class StripFormatter(Formatter):
+        """``base``'s labels for the numeric ticks and "missing" for the strip's tick."""
+
+        def __init__(self, base, missing_at):
+            self.base, self.missing_at = base, missing_at
+
+        def set_axis(self, axis):
+            super().set_axis(axis)
+            self.base.set_axis(axis)
+
+        def _numeric(self, values):
+            return [x for x in values if x != self.missing_at]
+
+        def format_ticks(self, values):
+            # the base sees the numeric ticks alone: its offset, its precision and a
+            # fixed formatter's positions are those of the numeric axis
+            labels = iter(self.base.format_ticks(self._numeric(values)))
+            return ["missing" if x == self.missing_at else next(labels) for x in values]
+
+        def set_locs(self, locs):
+            self.base.set_locs(self._numeric(locs))
+
+        def __call__(self, x, pos=None):
+            return "missing" if x == self.missing_at else self.base(x, pos)
+
+        def get_offset(self):
+            return self.base.get_offset()
+
+        def format_data_short(self, value):
+            return self.base.format_data_short(value)
+
+    return StripFormatter
+
+
+def _break_axis(ax, numeric, strip):
+    """Give the missing-value strip its own segment of the x axis, labelled "missing".
+
+    Past the numeric range ``numeric = (u0, u1)`` the axis shows no number: its
+    ticks stop at ``u1`` (:func:`_strip_axis_classes`), the top and bottom spines
+    are broken across the gap before the strip (a diagonal mark at each end, gid
+    ``"axis-break"``) and go on under the strip ``strip = (s0, s1)`` (gid
+    ``"strip-axis"``), whose one tick, at its middle, reads "missing". So a
+    sample in the strip cannot be read as a large value of the feature.
+    """
+    locator_class, formatter_class = _strip_axis_classes()
+    locator = locator_class(ax.xaxis.get_major_locator(), numeric, strip)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(formatter_class(ax.xaxis.get_major_formatter(),
+                                                 locator.missing_at))
+    # minor ticks too, where a style turns them on, stop at the numeric range
+    ax.xaxis.set_minor_locator(locator_class(ax.xaxis.get_minor_locator(), numeric, strip,
+                                             label=False))
+    (u0, u1), (s0, s1) = numeric, strip
+    edge = ax.spines["bottom"]
+    style = {"color": edge.get_edgecolor(), "lw": edge.get_linewidth(), "clip_on": False,
+             "transform": ax.get_xaxis_transform(), "zorder": 2.6}
+    for name, y in (("bottom", 0.0), ("top", 1.0)):
+        ax.spines[name].set_bounds(u0, u1)
+        ax.plot([s0, s1], [y, y], solid_capstyle="butt", gid="strip-axis", **style)
+        # the usual mark of a broken axis: a short slash at each end of the gap
+        ax.plot([u1, s0], [y, y], ls="none", marker=[(-1, -1.6), (1, 1.6)], markersize=4,
+                mew=style["lw"], mec=style["color"], gid="axis-break",
+                **{k: v for k, v in style.items() if k not in ("color", "lw")})
 
 
 def _include(box, point):
@@ -1514,7 +1652,10 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
         categorical node has bars per category, no line, and its set shaded; a
         node with an indicator slot has a row per indicator value, the cut of
         each row a segment of the ``"split"`` collection, see :func:`plot_split`).
-        A subsampled plot has a text with gid ``"subsample"``.
+        A subsampled plot has a text with gid ``"subsample"``. Samples missing a
+        feature of a node's view are drawn in a strip right of its plot (gid
+        ``"missing-strip"``) on an x-axis segment of its own, labelled
+        "missing" and set apart by a broken axis (:func:`plot_split`).
 
     Notes
     -----
@@ -1617,6 +1758,10 @@ def _label_sides(ax, estimator, data, view, node_id, fontsize):
     tree = estimator.tree_
     left, right = tree.children_left[node_id], tree.children_right[node_id]
     box = (*ax.get_xlim(), *ax.get_ylim())
+    locator = ax.xaxis.get_major_locator()
+    if isinstance(locator, _strip_locator_class()):
+        # the sides are regions of the numeric plot: the gap and the strip are not in them
+        box = (box[0], locator.numeric[1], *box[2:])
     rect = [(box[0], box[2]), (box[1], box[2]), (box[1], box[3]), (box[0], box[3])]
     for child, keep_le, answer in ((left, True, "yes"), (right, False, "no")):
         if isinstance(view, _CategoryView):
@@ -1688,7 +1833,12 @@ def plot_split(estimator, node_id, X, y=None, feature_names=None, class_names=No
         of each row a segment (one collection, gid ``"split"``); a node of two
         indicators is a 2 x 2 grid, without segments. The highlighted
         sample has gid ``"highlight"``, and a subsampled plot a text with gid
-        ``"subsample"``.
+        ``"subsample"``. The samples missing a feature of the view are drawn in
+        a strip right of the plot (its background gid ``"missing-strip"``): the
+        x axis is broken before it (marks with gid ``"axis-break"``, its own
+        spine segments gid ``"strip-axis"``), its numeric ticks stop short of
+        the gap and the strip's one tick reads "missing", so that no sample
+        there reads as a large value.
     """
     estimator = tree_estimator(estimator, "plot_split")  # a model selector: its chosen tree
     plt = _pyplot()
