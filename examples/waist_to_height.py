@@ -9,9 +9,11 @@ boundary by a staircase of univariate splits.
 This script draws samples in centimetres, fits a bivariate tree of depth 1 (180
 orientations per feature pair, one per degree) and a univariate tree grown
 until its leaves are pure, and draws both partitions side by side; it prints
-the bivariate rule (printed as the ratio ``waist / height`` only where that form routes
-every sample as the model does; here the learned line misses the origin by 3.3 cm of
-waist, so it is printed as the linear test it is).
+both trees' sizes and test accuracies, the bivariate boundary read as a ratio at
+the shortest and tallest heights, and the bivariate rule (printed as the ratio
+``waist / height`` only where that form routes every sample as the model does; here
+the learned line misses the origin by 3.3 cm of waist, so it is printed as the linear
+test it is).
 
 Run from the repository root (a few seconds)::
 
@@ -31,16 +33,18 @@ import numpy as np
 from bivtree import BivariateTreeClassifier, export_rules, plot_split
 
 NAMES = ["waist", "height"]
+RATIO = 0.5  # at risk above this waist-to-height ratio
+LOW, HIGH = 150.0, 200.0  # the range of heights drawn, in cm
 CLASSES = ["normal", "at risk"]
 
 
 def sample(n, seed):
     """Waist and height in cm, labelled 1 ("at risk") when waist / height > 0.5."""
     rng = np.random.default_rng(seed)
-    height = rng.uniform(150.0, 200.0, size=n)
+    height = rng.uniform(LOW, HIGH, size=n)
     waist = rng.uniform(60.0, 125.0, size=n)
     X = np.column_stack([waist, height])
-    return X, (waist / height > 0.5).astype(int)
+    return X, (waist / height > RATIO).astype(int)
 
 
 def draw_partition(ax, model, X, y, title):
@@ -55,7 +59,7 @@ def draw_partition(ax, model, X, y, title):
     for k, name in enumerate(CLASSES):
         ax.scatter(*X[y == k].T, s=10, color=colours(k), label=name, linewidths=0)
     ratio = np.linspace(v[0], v[-1], 2)
-    ax.plot(0.5 * ratio, ratio, ls="--", color="0.3", lw=1, label="waist / height = 0.5")
+    ax.plot(RATIO * ratio, ratio, ls="--", color="0.3", lw=1, label=f"waist / height = {RATIO}")
     ax.set_xlim(u[0], u[-1])
     ax.set_ylim(v[0], v[-1])
     ax.set_xlabel("waist (cm)")
@@ -77,9 +81,19 @@ def main(argv=None):
     # one direction per degree, so the search can find the ratio's slope closely
     bivariate = BivariateTreeClassifier(max_depth=1, n_orientations=180).fit(X, y)
     univariate = BivariateTreeClassifier(splitter="univariate").fit(X, y)
+    print(f"labels: at risk when waist / height > {RATIO}; heights {LOW:.0f} to {HIGH:.0f} cm")
     for name, model in (("bivariate", bivariate), ("univariate", univariate)):
-        print(f"{name:>10} tree: {model.get_n_leaves():2d} leaves, test accuracy "
+        splits = model.get_n_leaves() - 1
+        print(f"{name:>10} tree: {model.get_n_leaves():2d} leaves ({splits} "
+              f"split{'s' if splits != 1 else ''}), test accuracy "
               f"{model.score(X_test, y_test):.3f}")
+    # the root's boundary a * waist + b * height = t, read as a ratio waist / height
+    tree = bivariate.tree_
+    coef = dict(zip(tree.features[0].tolist(), tree.weights[0].tolist()))
+    a, b, t = coef[0], coef[1], tree.threshold[0]
+    ratios = [(t - b * h) / (a * h) for h in (LOW, HIGH)]
+    print(f"the bivariate boundary as a ratio waist / height: {ratios[0]:.3f} at {LOW:.0f} cm, "
+          f"{ratios[1]:.3f} at {HIGH:.0f} cm")
     print("\nrules of the bivariate tree (2 significant digits):")
     for row in export_rules(bivariate, NAMES, X=X, class_names=CLASSES, decimals=2):
         print(f"  if {row['rule']}: {row['prediction']}  ({row['n_samples']} samples)")
