@@ -118,6 +118,10 @@ def test_root_split_is_never_worse_than_univariate(seed, d, n):
     assert child_impurity(auto.tree_) <= child_impurity(univariate.tree_) + 1e-9 * n
 
 
+#: the trailing arguments of the search kernels for a fit without monotonic constraints:
+#: no column's constraint, an unbounded node.
+UNCONSTRAINED = (np.zeros(0, dtype=np.int64), -np.inf, np.inf)
+
 _NO_LOOKAHEAD = {"lookahead_samples": 0}
 _LOOKAHEAD = {"lookahead_samples": 256}
 
@@ -288,7 +292,7 @@ def _coarse_to_fine(X, y, n_bins, n_rounds):
     inv_scale = 1.0 / (X.max(axis=0) - X.min(axis=0))
     return coarse_to_fine_search(X, np.arange(n), np.array([0, 0, 1, 2]), np.array([1, 3, 2, 4]),
                                  inv_scale, 8, n_bins, n_rounds, 4, y.astype(np.int64),
-                                 np.zeros(n), np.ones(n), 2, GINI, 1, 0.0)
+                                 np.zeros(n), np.ones(n), 2, GINI, 1, 0.0, *UNCONSTRAINED)
 
 
 def _correlated_difference(n, seed):
@@ -335,7 +339,7 @@ def test_narrow_direction_of_two_correlated_features_is_found():
         inv_scale = 1.0 / (X.max(axis=0) - X.min(axis=0))
         found = coarse_to_fine_search(X, np.arange(n), np.array([0, 2]), np.array([1, 3]),
                                       inv_scale, 5, 32, 5, 1, y, np.zeros(n), np.ones(n), 2,
-                                      GINI, 1, 0.0)
+                                      GINI, 1, 0.0, *UNCONSTRAINED)
         assert found.pairs.tolist() == [0]
         projection = X[:, 0] + found.weights[0] * X[:, 1]
         left = projection <= found.thresholds[0]
@@ -376,7 +380,7 @@ def test_refined_rule_on_the_whole_node_is_its_exact_rescan(seed, n, n_bins, mis
     inv_scale = np.where(span > 0, 1.0 / span, 0.0)
     found = coarse_to_fine_search(data.X, rows, pair_j, pair_k, inv_scale, 5, n_bins, 3, 3,
                                   data.labels, data.targets, data.sample_weight, 2, GINI, 1,
-                                  0.0)
+                                  0.0, *UNCONSTRAINED)
     for c in range(found.pairs.size):
         fast = AutoSplitter._refined_split(found, c, pair_j, pair_k, None)
         rescanned = finish_bivariate(data, rows, None, found.pairs[c], pair_j, pair_k,
@@ -438,9 +442,9 @@ def test_lookahead_searches_each_node_once():
     searched = []
     original = AutoSplitter._search
 
-    def spy(self, data, samples, features, every=False):
+    def spy(self, data, samples, features, *args, **kwargs):
         searched.append(samples.tobytes())
-        return original(self, data, samples, features, every)
+        return original(self, data, samples, features, *args, **kwargs)
 
     AutoSplitter._search = spy
     try:

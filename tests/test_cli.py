@@ -896,3 +896,52 @@ def test_escape_formulas_changes_text_cells_only():
     assert frame["mixed"].tolist()[1] == "-1.5"  # the frame given is not changed
     clean = frame[["numbers"]]
     assert _escape_formulas(clean) is clean
+
+
+def test_predict_says_what_it_wrote(capsys, tmp_path, table, model_file):
+    """With --output, predict names the file, its rows and its columns, as fit and show
+    name theirs; without it, standard output holds the table and nothing else."""
+    pd = pytest.importorskip("pandas")
+    path, frame = table
+    predictions = tmp_path / "predictions.csv"
+    capsys.readouterr()
+    assert main(["predict", str(model_file), str(path), "--keep", "id", "--proba",
+                 "-o", str(predictions)]) == 0
+    out = capsys.readouterr().out
+    written = pd.read_csv(predictions)
+    assert written.shape == (len(frame), 4)
+    assert out == (f"predictions written to {predictions}: {len(frame)} rows, 4 columns "
+                   "(id, prediction, proba_sick, proba_well)\n")
+    # standard output: the CSV alone, its header first
+    assert main(["predict", str(model_file), str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "prediction" and len(lines) == len(frame) + 1
+
+
+def test_predict_counts_the_columns_it_does_not_name(capsys, tmp_path, table, model_file):
+    """Many kept columns still give one short line: the names past the first eight are
+    counted."""
+    pytest.importorskip("pandas")
+    path, frame = table
+    wide = frame.assign(**{f"extra{k}": k for k in range(9)})
+    wide.iloc[:1].to_csv(path, index=False)  # one row: "1 row", singular
+    predictions = tmp_path / "predictions.csv"
+    capsys.readouterr()
+    keep = [f"extra{k}" for k in range(9)]
+    assert main(["predict", str(model_file), str(path), "--keep", *keep,
+                 "-o", str(predictions)]) == 0
+    out = capsys.readouterr().out
+    assert out == (f"predictions written to {predictions}: 1 row, 10 columns "
+                   f"({', '.join(keep[:8])}, ... (2 more))\n")
+
+
+def test_the_help_s_set_example_is_accepted(capsys, tmp_path, table):
+    """``fit --help`` shows a ``--set`` example; it must be one ``fit`` accepts."""
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    example = re.search(r"--set '([^']+)'", shown).group(1)
+    path, _ = table
+    model = tmp_path / "model.json"
+    assert main(["fit", str(path), "--target", "label", "-o", str(model), "--set", example]) == 0
+    assert model.exists()

@@ -252,7 +252,7 @@ def test_the_readme_test_command_is_the_one_ci_runs():
     test_command = next(c for c in commands if "pytest" in c)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert test_command in ci, f"{test_command!r} is not a line of .ci/run"
-    assert "pip install . && bivtree demo" in commands
+    assert 'pip install ".[pandas]" && bivtree demo' in commands
     assert readme.count("```bash\npip install") == 2
 
 

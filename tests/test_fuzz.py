@@ -509,7 +509,8 @@ def test_parameters_from_constraints(cls, splitter, data):
     # these depend on the data too: columns that exist, classes, the task
     assert fitted or not valid or name in ("max_features", "max_pairs", "splitter",
                                            "init", "splitter_options", "class_weight",
-                                           "criterion", "categorical_features"), (
+                                           "criterion", "categorical_features",
+                                           "monotonic_cst", "interaction_cst"), (
         f"valid {name}={value!r} was refused")
     assert not (fitted and not valid), f"invalid {name}={value!r} was accepted"
 

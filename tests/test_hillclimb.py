@@ -283,7 +283,7 @@ def test_a_pair_without_missing_rows_climbs_as_without_nan():
     w = np.ones(len(y))
     samples = np.arange(len(y), dtype=np.int64)
     args = (np.asarray(y, np.int64), np.zeros(len(y)), w, 2, CRITERIA["gini"], 1, 0.0,
-            np.array(DEFAULT_GAMMAS), 1e-3, 20)
+            np.array(DEFAULT_GAMMAS), 1e-3, 20, np.zeros(0, np.int64), -np.inf, np.inf)
     first, second = np.array([0, 1]), np.array([1, 0])
     results = []
     for Xs, features in ((X3, np.arange(3)), (X[:, :2], np.arange(2))):

@@ -521,6 +521,50 @@ def _key_value(text):
         return key, value
 
 
+#: what ``fit --monotonic COL=SIGN`` reads as each constraint.
+_MONOTONIC_SIGNS = {"+1": 1, "1": 1, "+": 1, "-1": -1, "-": -1, "0": 0}
+
+
+def _monotonic_entry(text):
+    """argparse type: ``COL=SIGN`` (``+1``, ``-1`` or ``0``) as ``(column, sign)``."""
+    column, sep, sign = text.rpartition("=")
+    if not sep or not column or sign.strip() not in _MONOTONIC_SIGNS:
+        raise argparse.ArgumentTypeError(
+            f"expected COLUMN=+1 (increasing), COLUMN=-1 (decreasing) or COLUMN=0, got {text!r}")
+    return column, _MONOTONIC_SIGNS[sign.strip()]
+
+
+def _pair_group(text):
+    """argparse type: a comma-separated group of columns, ``"waist,height"``."""
+    columns = [c.strip() for c in text.split(",")]
+    if not all(columns):
+        raise argparse.ArgumentTypeError(f"expected columns separated by commas (e.g. "
+                                         f"'waist,height'), got {text!r}")
+    return columns
+
+
+def _constraint_params(X, args, source):
+    """``monotonic_cst`` and ``interaction_cst`` of ``fit --monotonic`` / ``--pairs`` (by
+    column name), or ``{}``; a column that is not a feature is an error naming it."""
+    params = {}
+    features = [str(c) for c in X.columns]
+    named = [("--monotonic", c) for c, _ in args.monotonic]
+    named += [("--pairs", c) for group in args.pairs for c in group]
+    for option, column in named:
+        if column not in features:
+            raise ValueError(f"{option}: {column!r} is not a feature column of {source}; the "
+                             f"feature columns are {features}")
+    if args.monotonic:
+        twice = sorted({c for c, _ in args.monotonic
+                        if sum(c == d for d, _ in args.monotonic) > 1})
+        if twice:
+            raise ValueError(f"--monotonic gives {twice} more than once")
+        params["monotonic_cst"] = dict(args.monotonic)
+    if args.pairs:
+        params["interaction_cst"] = [list(group) for group in args.pairs]
+    return params
+
+
 def _add_fit(subparsers):
     p = subparsers.add_parser(
         "fit", help="fit a tree on a CSV or Parquet file and save it as JSON",
@@ -574,9 +618,21 @@ def _add_fit(subparsers):
     p.add_argument("--class-weight", choices=("balanced",),
                    help="weigh classes inversely to their frequency")
     p.add_argument("--random-state", type=int, help="seed of the max-features draws")
+    p.add_argument("--monotonic", type=_monotonic_entry, action="append", default=[],
+                   metavar="COL=SIGN",
+                   help="the prediction may only increase (+1) or decrease (-1) with column "
+                        "COL, the others fixed (repeatable, e.g. --monotonic debt_ratio=+1 "
+                        "--monotonic age=-1); the probability of the second class for a "
+                        "classifier of two classes")
+    p.add_argument("--pairs", type=_pair_group, nargs="+", action="extend", default=[],
+                   metavar="COLS",
+                   help="groups of columns that may be tested together, each as "
+                        "comma-separated names (e.g. --pairs waist,height income,debt): a "
+                        "node tests two features only if a group holds both; the columns no "
+                        "group lists form one more group")
     p.add_argument("--set", type=_key_value, action="append", default=[], metavar="KEY=VALUE",
                    help="any other estimator parameter, VALUE as JSON (repeatable), e.g. "
-                        "--set 'splitter_options={\"max_iter\": 50}'")
+                        "--set 'splitter_options={\"n_orientations\": 60}'")
     p.add_argument("--n-jobs", type=_n_jobs, default=1,
                    help="threads for the split search, -1 for all cores (default: %(default)s)")
     p.add_argument("-o", "--output", metavar="MODEL.json",
@@ -594,7 +650,8 @@ TAO_MODELS = ("tao", "tao-cv")
 _GREEDY_ONLY = (("--splitter", "splitter", "auto"), ("--criterion", "criterion", None),
                 ("--min-samples-split", "min_samples_split", 2),
                 ("--max-leaf-nodes", "max_leaf_nodes", None),
-                ("--max-features", "max_features", None), ("--ccp-alpha", "ccp_alpha", 0.0))
+                ("--max-features", "max_features", None), ("--ccp-alpha", "ccp_alpha", 0.0),
+                ("--monotonic", "monotonic", []), ("--pairs", "pairs", []))
 
 
 def _tao_model(args, kind, verbose):
@@ -720,6 +777,7 @@ def _run_fit(args):
         params["criterion"] = args.criterion
     params["categorical_features"] = [str(c) for c in categorical] or None
     params["max_categories"] = args.max_categories
+    params.update(_constraint_params(X, args, args.data))
     if args.model in TAO_MODELS:
         model = _tao_model(args, kind, params["verbose"])
         accepted = model.get_params()
@@ -1060,10 +1118,41 @@ def _run_predict(args):
             out[name] = proba[:, k]
     if args.output:
         _write_table(out, args.output, args.force, args.escape_formulas)
+        # as fit and show name their output; without --output, standard output is the
+        # table itself, and a line there would corrupt it
+        print(f"predictions written to {args.output}: {_table_shape(out)}")
     else:
         (_escape_formulas(out) if args.escape_formulas else out).to_csv(sys.stdout,
                                                                         index=False)
     return 0
+
+
+#: column names listed in predict's closing line, the rest counted.
+_SHOWN_COLUMNS = 8
+
+
+def _table_shape(frame):
+    """``frame``'s rows and columns as predict's closing line says them.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table written.
+
+    Returns
+    -------
+    str
+        e.g. ``"80 rows, 3 columns (prediction, proba_sick, proba_well)"``; past
+        :data:`_SHOWN_COLUMNS` names the others are counted, so a model of many
+        classes still gives one short line.
+    """
+    names = [str(c) for c in frame.columns]
+    shown = ", ".join(names[:_SHOWN_COLUMNS])
+    if len(names) > _SHOWN_COLUMNS:
+        shown += f", ... ({len(names) - _SHOWN_COLUMNS} more)"
+    rows, columns = frame.shape
+    return (f"{rows} row{'s' if rows != 1 else ''}, "
+            f"{columns} column{'s' if columns != 1 else ''} ({shown})")
 
 
 def _add_show(subparsers):
@@ -1124,7 +1213,7 @@ def _show_samples(args, model, metadata):
 
 def _write_show(model, X, y, path, suffix, args, target_name):
     """Write the rules or the picture of ``model`` to ``path`` in the format of ``suffix``."""
-    from .export import export_graphviz, export_rules, rules_markdown
+    from .export import export_graphviz, export_rules, fitted_constraints, rules_markdown
 
     if suffix == ".txt":
         with open(path, "w", encoding="utf-8") as fh:
@@ -1153,7 +1242,8 @@ def _write_show(model, X, y, path, suffix, args, target_name):
         rows = export_rules(model, X=X_values, decimals=args.decimals)
         if suffix == ".md":
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(rules_markdown(rows, decimals=args.decimals))
+                fh.write(rules_markdown(rows, decimals=args.decimals,
+                                        constraints=fitted_constraints(model)))
         else:
             for row in rows:
                 del row["conditions"]

@@ -38,6 +38,13 @@ from ._validation import (
     check_params,
     reject_unknown,
 )
+from .constraints import (
+    INTERACTION_STRINGS,
+    MonotoneGrowth,
+    resolve_interaction_cst,
+    resolve_monotonic_cst,
+    split_constraints,
+)
 from .growing import TreeGrower
 from .persistence import load_model, register_model, save_model
 from .pruning import cost_complexity_pruning_path, prune_tree
@@ -600,13 +607,17 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         # indices, names or a mask: resolved against X at fit (bivtree._tabular)
         "categorical_features": [None, {"from_dtype"}, "array-like"],
         "max_categories": [None, Interval(Integral, 2, MAX_CODES, closed="both")],
+        # values, lengths and names are checked against X at fit (bivtree.constraints)
+        "monotonic_cst": [None, InstanceOf(dict, "a dict of column name -> -1, 0 or 1"),
+                          "array-like"],
+        "interaction_cst": [None, set(INTERACTION_STRINGS), "array-like"],
     }
 
     def __init__(self, *, splitter, criterion, n_orientations, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                  min_impurity_decrease, ccp_alpha, max_pairs, splitter_options, n_jobs,
                  random_state, verbose, categorical_features="from_dtype",
-                 max_categories=None):
+                 max_categories=None, monotonic_cst=None, interaction_cst=None):
         self.splitter = splitter
         self.criterion = criterion
         self.n_orientations = n_orientations
@@ -625,6 +636,8 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         self.verbose = verbose
         self.categorical_features = categorical_features
         self.max_categories = max_categories
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
 
     def _criterion_code(self):
         table = CLASSIFICATION_CRITERIA if self._is_classifier() else REGRESSION_CRITERIA
@@ -724,6 +737,42 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         splitter = get_splitter(self.splitter, **options)
         return WithCategories(splitter, categorical) if categorical.size else splitter
 
+    def _validate_fit_data(self, X, y, sample_weight):
+        # scikit-learn's message for several outputs, before the generic one about y's shape
+        if self.monotonic_cst is not None and np.ndim(y) == 2 and np.shape(y)[1] > 1:
+            raise ValueError("Monotonicity constraints are not supported with multiple outputs: "
+                             f"y has {np.shape(y)[1]} columns, and bivtree fits one output")
+        return super()._validate_fit_data(X, y, sample_weight)
+
+    def _fit_constraints(self, n_features, n_classes):
+        """The fit's :class:`~bivtree.constraints.SplitConstraints`, from ``monotonic_cst`` and
+        ``interaction_cst`` resolved against ``X`` (sets ``monotonic_cst_`` and
+        ``interaction_cst_``).
+
+        Raises
+        ------
+        ValueError
+            Constraints that do not fit ``X`` (see :mod:`bivtree.constraints`),
+            monotonic constraints of a multiclass classifier, or constraints for
+            a splitter that cannot honour them.
+        """
+        names = getattr(self, "feature_names_in_", None)
+        monotonic = resolve_monotonic_cst(self.monotonic_cst, n_features, names,
+                                          getattr(self, "is_categorical_", None))
+        if monotonic is not None and self._is_classifier() and n_classes > 2:
+            raise ValueError("Monotonicity constraints are not supported with multiclass "
+                             f"classification: y has {n_classes} classes; monotonic_cst "
+                             "constrains the probability of the positive class of two")
+        interactions = resolve_interaction_cst(self.interaction_cst, n_features, names)
+        self.monotonic_cst_ = monotonic
+        self.interaction_cst_ = interactions
+        if (monotonic is not None or interactions is not None) and not SPLITTERS[
+                self.splitter].supports_constraints:
+            usable = sorted(name for name, cls in SPLITTERS.items() if cls.supports_constraints)
+            raise ValueError(f"the {self.splitter!r} splitter does not honour monotonic_cst or "
+                             f"interaction_cst; the splitters {usable} do")
+        return split_constraints(monotonic, interactions, n_features)
+
     def _categorical_columns(self):
         """The columns encoded as categories at fit (``is_categorical_``), as indices."""
         mask = getattr(self, "is_categorical_", None)
@@ -771,6 +820,7 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         has_missing = _has_missing(X) and _has_missing(X[positive])
         if has_missing and not splitter.supports_missing:
             raise ValueError(self._missing_refused())
+        constraints = self._fit_constraints(n_features, n_classes)
         rng = check_random_state(self.random_state)
         all_features = np.arange(n_features, dtype=ITYPE)
         if self.max_features_ >= n_features:
@@ -785,11 +835,14 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
             X=_writable(X, order="F"), labels=labels, targets=targets,
             sample_weight=sample_weight, n_classes=n_classes, criterion=criterion,
             min_samples_leaf=rules["min_samples_leaf"],
-            min_weight_leaf=rules["min_weight_leaf"], has_missing=has_missing)
+            min_weight_leaf=rules["min_weight_leaf"], has_missing=has_missing,
+            constraints=constraints)
+        monotone = (MonotoneGrowth(constraints, self._is_classifier())
+                    if constraints.has_monotonic else None)
         grower = TreeGrower(splitter, sample_features=sample_features,
                             draws_features=self.max_features_ < n_features,
                             n_slots=max(2, min(splitter.max_node_features, n_features)),
-                            verbose=self.verbose,
+                            verbose=self.verbose, monotone=monotone,
                             **rules)
         t0 = time.perf_counter()
         with numba_threads(self.n_jobs):
@@ -1028,6 +1081,31 @@ default="from_dtype"
         ``max_categories - 1`` keep their own code and the rest share one
         ``"infrequent"`` code. ``None``: a column with more than 64 categories
         (a node's category set holds 64) raises a ValueError.
+    monotonic_cst : array-like of int of shape (n_features,), dict or None, default=None
+        Monotonicity constraint of each feature (scikit-learn's meaning): ``1``
+        the prediction may only increase with it, ``-1`` only decrease, ``0``
+        free; with a DataFrame also a dict ``{column name: -1, 0 or 1}`` (the
+        columns it leaves out are free). The prediction is the mean target
+        (regressor) or the probability of the positive class ``classes_[1]``
+        (binary classifier); more classes, several outputs and a constrained
+        categorical feature are refused. A node test ``x_j + w * x_k <= t``
+        moves a sample to its right child as ``x_j`` grows (as ``x_k`` grows when
+        ``w > 0``, to its left child when ``w < 0``), so its constrained features
+        fix the order of its children's values, and must agree; every splitter
+        returns its best split among those whose children respect that order
+        and the bounds inherited from the ancestors, as scikit-learn's trees do,
+        and node values are clipped to those bounds, so predictions never move
+        against a constraint when one feature changes and the others stay
+        (see :mod:`bivtree.constraints` for missing values). ``"optimal"``
+        stays exact among the admissible splits.
+    interaction_cst : list of lists of int or str, "pairwise", "no_interactions" or \
+None, default=None
+        Groups of features (indices, or names with a DataFrame) that may share
+        a node test: two features are tested together only if some group holds
+        both; as in scikit-learn's HistGradientBoosting, the features no group
+        lists form one more group. ``"no_interactions"``: univariate splits
+        only; ``"pairwise"``: any two features, never three in a test (a limit
+        for ``splitter="lda"``). The constraint holds per node, not per branch.
 """
 
 
@@ -1063,6 +1141,11 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
     infrequent_categories_ : list or None
         Per feature, the values grouped into the last code by
         ``max_categories`` (or None).
+    monotonic_cst_ : ndarray of int8 of shape (n_features,) or None
+        ``monotonic_cst`` as one constraint per feature (None: none given).
+    interaction_cst_ : list of list of int, "pairwise" or None
+        ``interaction_cst`` as groups of feature indices, with the group of the
+        features it did not list (None: none given).
     feature_importances_ : ndarray of shape (n_features,)
         Normalised total impurity decrease; a bivariate node's decrease is
         shared between its two features in proportion to ``|w_k| * std(x_k)``
@@ -1108,7 +1191,8 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
                  min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0, max_pairs=None,
                  splitter_options=None, n_jobs=None, random_state=None, verbose=0,
-                 categorical_features="from_dtype", max_categories=None):
+                 categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
+                 interaction_cst=None):
         super().__init__(
             splitter=splitter, criterion=criterion, n_orientations=n_orientations,
             max_depth=max_depth, min_samples_split=min_samples_split,
@@ -1117,7 +1201,8 @@ class BivariateTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseBivari
             min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
             max_pairs=max_pairs, splitter_options=splitter_options, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose,
-            categorical_features=categorical_features, max_categories=max_categories)
+            categorical_features=categorical_features, max_categories=max_categories,
+            monotonic_cst=monotonic_cst, interaction_cst=interaction_cst)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -1163,6 +1248,9 @@ class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariate
     tree_ : bivtree.tree.Tree
     n_features_in_ : int
     feature_names_in_ : ndarray of str
+    monotonic_cst_ : ndarray of int8 of shape (n_features,) or None
+    interaction_cst_ : list of list of int, "pairwise" or None
+        As for :class:`BivariateTreeClassifier`.
     feature_importances_ : ndarray of shape (n_features,)
         As for :class:`BivariateTreeClassifier`.
     max_features_ : int
@@ -1197,7 +1285,8 @@ class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariate
                  min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, max_pairs=None,
                  splitter_options=None, n_jobs=None, random_state=None, verbose=0,
-                 categorical_features="from_dtype", max_categories=None):
+                 categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
+                 interaction_cst=None):
         super().__init__(
             splitter=splitter, criterion=criterion, n_orientations=n_orientations,
             max_depth=max_depth, min_samples_split=min_samples_split,
@@ -1206,7 +1295,8 @@ class BivariateTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseBivariate
             min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
             max_pairs=max_pairs, splitter_options=splitter_options, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose,
-            categorical_features=categorical_features, max_categories=max_categories)
+            categorical_features=categorical_features, max_categories=max_categories,
+            monotonic_cst=monotonic_cst, interaction_cst=interaction_cst)
 
     def _is_classifier(self):
         return False

@@ -14,6 +14,7 @@ import numpy as np
 
 from ._config import TREE_LEAF
 from ._kernels.scan import ALL_KNOWN_LEFT
+from .constraints import constraints_text
 from .estimators import tree_estimator
 from .formatting import (
     DEFAULT_DECIMALS,
@@ -35,6 +36,7 @@ __all__ = [
     "export_graphviz",
     "export_rules",
     "export_text",
+    "fitted_constraints",
     "format_rule",
     "from_json",
     "load_model",
@@ -53,6 +55,30 @@ def _leaf_text(estimator, tree, node, decimals):
         return f"value: {format_number(value[0], decimals)}  (samples: {n})"
     counts = ", ".join(format_number(c, decimals) for c in value)
     return f"class: {classes[int(np.argmax(value))]}  (samples: {n}, counts: [{counts}])"
+
+
+def fitted_constraints(estimator, feature_names=None):
+    """The line saying which constraints ``estimator`` was fitted under, or ``None``.
+
+    For example ``"monotonic: income increasing, age decreasing; interactions: only
+    within {waist, height}, {income, debt}"`` (``monotonic_cst`` and
+    ``interaction_cst``, see :mod:`bivtree.constraints`).
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        A tree estimator (or a model selector, which stands for its chosen tree).
+    feature_names : sequence of str, default=None
+        Defaults to ``feature_names_in_`` or ``x0, x1, ...``.
+
+    Returns
+    -------
+    str or None
+    """
+    estimator = tree_estimator(estimator, "fitted_constraints")
+    return constraints_text(getattr(estimator, "monotonic_cst_", None),
+                            getattr(estimator, "interaction_cst_", None),
+                            resolve_feature_names(estimator, feature_names))
 
 
 def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_depth=None,
@@ -96,7 +122,9 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
         which includes every code the node never saw). A node whose threshold
         depends on a category, ``if x7 + 0.3 * [colour in {1, 3}] <= 2:``, adds
         its two thresholds as a comment: ``# x7 <= 1.7 if colour in {1, 3}, else
-        x7 <= 2``.
+        x7 <= 2``. A model fitted under ``monotonic_cst`` or ``interaction_cst``
+        starts with one comment line saying so (:func:`fitted_constraints`),
+        e.g. ``# fitted under constraints: monotonic: age decreasing``.
 
     Examples
     --------
@@ -114,7 +142,8 @@ def export_text(estimator, feature_names=None, decimals=DEFAULT_DECIMALS, max_de
     estimator = tree_estimator(estimator, "export_text")  # a model selector: its chosen tree
     tree = estimator.tree_
     names = resolve_feature_names(estimator, feature_names)
-    lines = []
+    constraints = fitted_constraints(estimator, names)
+    lines = [] if constraints is None else [f"# fitted under constraints: {constraints}"]
     # an explicit stack, not recursion: a valid tree may be thousands of levels deep.
     # An entry is a node to print at a depth, or a finished line (the ``else`` of a
     # node, printed once its left subtree is done).
@@ -429,7 +458,7 @@ def export_rules(estimator, feature_names=None, *, X=None, class_names=None,
     return rows
 
 
-def rules_markdown(rows, decimals=DEFAULT_DECIMALS):
+def rules_markdown(rows, decimals=DEFAULT_DECIMALS, constraints=None):
     """Rows of :func:`export_rules` as a Markdown table (one line per leaf).
 
     Parameters
@@ -438,6 +467,9 @@ def rules_markdown(rows, decimals=DEFAULT_DECIMALS):
         Output of :func:`export_rules`.
     decimals : int or None, default=4
         Significant digits of predictions, counts and errors.
+    constraints : str, default=None
+        The constraints the model was fitted under (:func:`fitted_constraints`),
+        written as one line above the table.
 
     Returns
     -------
@@ -457,6 +489,8 @@ def rules_markdown(rows, decimals=DEFAULT_DECIMALS):
     if classifier:
         header.insert(3, "class counts")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    if constraints is not None:
+        lines[:0] = [f"Fitted under constraints: {cell(constraints)}", ""]
     for r in rows:
         pred = r["prediction"] if classifier else num(r["prediction"])
         cells = [str(r["leaf"]), cell(r["rule"]), cell(pred), str(r["n_samples"]),

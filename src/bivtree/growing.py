@@ -25,6 +25,12 @@ its test (NaN) keeps the side the splitter chose for them
 child with more training weight, the right one on equal weights (the rule of
 :func:`bivtree.tree.default_missing_left`, scikit-learn's with weights in place
 of sample counts).
+
+Monotonic constraints (``monotone``, a :class:`~bivtree.constraints.MonotoneGrowth`):
+every node carries the bounds of its value, which its splitter is given (the
+splits it returns are admissible for them), which its value is clipped to, and
+which its children inherit or split at the mean of their values when its test
+orders them, as in scikit-learn's builders.
 """
 
 import heapq
@@ -38,6 +44,7 @@ from ._config import IMPURITY_EPSILON, ITYPE, NO_FEATURE, TREE_LEAF, TREE_UNDEFI
 from ._kernels.criteria import summarize_samples
 from ._kernels.traversal import split_node_samples
 from ._threads import check_interrupt, threads_over_budget
+from .constraints import UNBOUNDED
 from .tree import MASK_DTYPE, Tree, default_missing_left
 
 
@@ -156,11 +163,12 @@ class _Pending:
     """A node of the top of a tree grown in parallel: its samples ``[start, end)``, and
     either its split and two children, a subtree grown on a thread, or neither (a leaf)."""
 
-    __slots__ = ("children", "depth", "end", "missing_left", "split", "start", "subtree",
-                 "summary")
+    __slots__ = ("bounds", "children", "depth", "end", "missing_left", "split", "start",
+                 "subtree", "summary")
 
-    def __init__(self, start, end, depth, summary):
+    def __init__(self, start, end, depth, summary, bounds=None):
         self.start, self.end, self.depth, self.summary = start, end, depth, summary
+        self.bounds = bounds
         self.split = self.children = self.subtree = None
         self.missing_left = False
 
@@ -186,11 +194,14 @@ class TreeGrower:
     n_slots : int
         Feature slots per node in the resulting tree.
     verbose : int
+    monotone : MonotoneGrowth or None
+        Under monotonic constraints, the bounds of the nodes' values (see the
+        module); ``None``: no bounds, and splitters are called without them.
     """
 
     def __init__(self, splitter, *, max_depth, min_samples_split, min_samples_leaf,
                  min_weight_leaf, min_impurity_decrease, max_leaf_nodes, sample_features,
-                 n_slots, draws_features=False, verbose=0):
+                 n_slots, draws_features=False, verbose=0, monotone=None):
         self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -202,6 +213,7 @@ class TreeGrower:
         self.draws_features = draws_features
         self.n_slots = n_slots
         self.verbose = verbose
+        self.monotone = monotone
 
     # ------------------------------------------------------------------ helpers
     def _summary(self, data, samples):
@@ -215,14 +227,20 @@ class TreeGrower:
                 or weight < 2 * self.min_weight_leaf
                 or impurity <= IMPURITY_EPSILON)
 
-    def _split(self, data, samples, start, end, summary, w_root):
-        """Search and apply the best split of ``samples[start:end]``.
+    def _split(self, data, samples, start, end, summary, w_root, bounds=None):
+        """Search and apply the best split of ``samples[start:end]`` (of value ``bounds``).
 
         Returns ``(split, mid, left_summary, right_summary, improvement,
-        missing_left)`` or ``None`` when the node stays a leaf.
+        missing_left, left_bounds, right_bounds)`` or ``None`` when the node
+        stays a leaf; under monotonic constraints the children's values are
+        clipped to their bounds.
         """
         check_interrupt()  # Ctrl-C held back during the fit is raised between nodes
-        split = self.splitter.find_split(data, samples[start:end], self.sample_features())
+        node_samples, features = samples[start:end], self.sample_features()
+        if bounds is None:
+            split = self.splitter.find_split(data, node_samples, features)
+        else:
+            split = self.splitter.find_split(data, node_samples, features, bounds)
         if split is None:
             return None
         mid, left, right, missing = split_node_samples(
@@ -240,7 +258,12 @@ class TreeGrower:
             impurity - left[1] / w * left[2] - right[1] / w * right[2])
         if improvement + IMPURITY_EPSILON < self.min_impurity_decrease:
             return None
-        return split, mid, left, right, improvement, missing_left
+        left_bounds = right_bounds = None
+        if self.monotone is not None:
+            left_bounds, right_bounds = self.monotone.children(split, bounds, left, right)
+            left = self.monotone.clip(left, left_bounds)
+            right = self.monotone.clip(right, right_bounds)
+        return split, mid, left, right, improvement, missing_left, left_bounds, right_bounds
 
     def _progress(self, nodes, t0, force=False):
         if self.verbose and (force or len(nodes) % 100 == 0):
@@ -262,12 +285,16 @@ class TreeGrower:
               and samples.shape[0] >= 2 * PARALLEL_MIN_SUBTREE):
             self._grow_subtrees_in_parallel(data, samples, nodes, root, n_threads, t0)
         else:
-            self._grow_depth_first(data, samples, nodes, _Pending(0, samples.shape[0], 0, root),
-                                   root[1], t0)
+            self._grow_depth_first(data, samples, nodes, self._root(samples, root), root[1], t0)
         self._progress(nodes, t0, force=True)
         # what the splitter reported about each decision node's search
         self.split_info = nodes.split_info()
         return nodes.to_tree(data.n_features, data.has_missing)
+
+    def _root(self, samples, summary):
+        """The root as a pending node: every sample, unbounded under monotonic constraints."""
+        return _Pending(0, samples.shape[0], 0, summary,
+                        None if self.monotone is None else UNBOUNDED)
 
     def _grow_depth_first(self, data, samples, nodes, top, w_root, t0, abort=None):
         """Grow the subtree of ``top`` depth first into ``nodes`` (ids in preorder).
@@ -275,31 +302,31 @@ class TreeGrower:
         ``abort`` (a threading.Event), when given, stops the growth at the next
         node once it is set.
         """
-        stack = [(top.start, top.end, top.depth, -1, False, top.summary)]
+        stack = [(top.start, top.end, top.depth, -1, False, top.summary, top.bounds)]
         while stack:
             if abort is not None and abort.is_set():
                 raise _Aborted
-            start, end, depth, parent, is_left, summary = stack.pop()
+            start, end, depth, parent, is_left, summary, bounds = stack.pop()
             node = nodes.add(parent, is_left, end - start, summary)
             if abort is None:
                 self._progress(nodes, t0)
             if self._is_leaf_before_split(depth, end - start, summary):
                 continue
-            result = self._split(data, samples, start, end, summary, w_root)
+            result = self._split(data, samples, start, end, summary, w_root, bounds)
             if result is None:
                 continue
-            split, mid, left, right, _, missing_left = result
+            split, mid, left, right, _, missing_left, left_bounds, right_bounds = result
             nodes.set_split(node, split, missing_left)
             # right pushed first so the left subtree is numbered first (preorder)
-            stack.append((mid, end, depth + 1, node, False, right))
-            stack.append((start, mid, depth + 1, node, True, left))
+            stack.append((mid, end, depth + 1, node, False, right, right_bounds))
+            stack.append((start, mid, depth + 1, node, True, left, left_bounds))
 
     def _grow_subtrees_in_parallel(self, data, samples, nodes, root, n_threads, t0):
         """Depth-first growth with ``n_threads`` threads, nodes at once (see the module)."""
         w_root = root[1]
         # nodes above this size are split one at a time; below it, whole subtrees are grown
         share = max(PARALLEL_MIN_SUBTREE, samples.shape[0] // (SUBTREE_SHARE * n_threads))
-        top = _Pending(0, samples.shape[0], 0, root)
+        top = self._root(samples, root)
         pending = [top]
         # while there are fewer large nodes than threads, a thread per node would leave
         # some idle: the largest is split here, with every thread inside its search
@@ -328,12 +355,13 @@ class TreeGrower:
         """Split the large pending ``node`` in place; False when it stays a leaf."""
         if self._is_leaf_before_split(node.depth, node.end - node.start, node.summary):
             return False
-        result = self._split(data, samples, node.start, node.end, node.summary, w_root)
+        result = self._split(data, samples, node.start, node.end, node.summary, w_root,
+                             node.bounds)
         if result is None:
             return False
-        node.split, mid, left, right, _, node.missing_left = result
-        node.children = (_Pending(node.start, mid, node.depth + 1, left),
-                         _Pending(mid, node.end, node.depth + 1, right))
+        node.split, mid, left, right, _, node.missing_left, left_bounds, right_bounds = result
+        node.children = (_Pending(node.start, mid, node.depth + 1, left, left_bounds),
+                         _Pending(mid, node.end, node.depth + 1, right, right_bounds))
         return True
 
     def _grow_pending(self, data, samples, pending, share, w_root, n_threads, t0):
@@ -435,26 +463,27 @@ class TreeGrower:
         frontier = []
         counter = 0
 
-        def add(start, end, depth, parent, is_left, summary):
+        def add(start, end, depth, parent, is_left, summary, bounds):
             nonlocal counter
             node = nodes.add(parent, is_left, end - start, summary)
             result = None
             if not self._is_leaf_before_split(depth, end - start, summary):
-                result = self._split(data, samples, start, end, summary, w_root)
+                result = self._split(data, samples, start, end, summary, w_root, bounds)
             improvement = 0.0 if result is None else result[4]
             # largest improvement first; ties by creation order (deterministic)
             heapq.heappush(frontier, (-improvement, counter, node, start, end, depth, result))
             counter += 1
 
-        add(0, samples.shape[0], 0, -1, False, root)
+        top = self._root(samples, root)
+        add(0, samples.shape[0], 0, -1, False, root, top.bounds)
         max_split_nodes = self.max_leaf_nodes - 1
         while frontier:
             _, _, node, start, end, depth, result = heapq.heappop(frontier)
             if result is None or max_split_nodes <= 0:
                 continue
-            split, mid, left, right, _, missing_left = result
+            split, mid, left, right, _, missing_left, left_bounds, right_bounds = result
             nodes.set_split(node, split, missing_left)
             max_split_nodes -= 1
-            add(start, mid, depth + 1, node, True, left)
-            add(mid, end, depth + 1, node, False, right)
+            add(start, mid, depth + 1, node, True, left, left_bounds)
+            add(mid, end, depth + 1, node, False, right, right_bounds)
             self._progress(nodes, t0)

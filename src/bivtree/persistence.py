@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_params
 from ._version import __version__
+from .constraints import resolve_interaction_cst, resolve_monotonic_cst
 from .tree import N_CATEGORY_CODES as MAX_CATEGORY_CODES
 from .tree import TREE_FORMAT_VERSION, TREE_FORMAT_VERSIONS_READ, Tree
 
@@ -41,13 +42,16 @@ __all__ = [
 
 #: ``format`` tag of a saved estimator (see docs/model-format.md).
 MODEL_FORMAT = "bivtree.model"
-#: newest version of the estimator-level JSON layout written by :func:`to_json` (4: the
-#: tree is a version 4 tree, with category indicator slots). A model is written with the
-#: version of its tree: 3 for a tree with the missing-value sides it learned and no
-#: indicator slot, 2 for one with neither, as before.
-MODEL_FORMAT_VERSION = 4
+#: newest version of the estimator-level JSON layout written by :func:`to_json` (5: a
+#: model fitted under monotonic or interaction constraints, which its ``params`` and its
+#: ``constraints`` field record; its tree is a version 4 tree). Any other model is written
+#: with the version of its tree, as before: 4 for a tree with category indicator slots, 3
+#: for one with the missing-value sides it learned, 2 for one with neither.
+MODEL_FORMAT_VERSION = 5
 #: model versions :func:`from_json` reads, each with the tree version it holds.
-_TREE_VERSION_OF_MODEL = {1: 1, 2: 2, 3: 3, 4: TREE_FORMAT_VERSION}
+_TREE_VERSION_OF_MODEL = {1: 1, 2: 2, 3: 3, 4: TREE_FORMAT_VERSION, 5: TREE_FORMAT_VERSION}
+#: the constraint parameters (format version 5), with the fitted attribute each becomes.
+_CONSTRAINT_PARAMS = {"monotonic_cst": "monotonic_cst_", "interaction_cst": "interaction_cst_"}
 #: numpy dtype kinds a saved ``classes_`` may have: bool, integers, floats, strings.
 _CLASS_KINDS = {"b": bool, "i": int, "u": int, "f": float, "U": str, "O": str}
 
@@ -64,7 +68,8 @@ _MODEL_CLASSES = {}
 #: unchanged and older files still load. TAO's ``pair_search`` defaults to
 #: ``"coarse_to_fine"`` now; files written before it existed searched ``"orientations"``.
 _OPTIONAL_PARAMS = {"categorical_features": "from_dtype", "max_categories": None,
-                    "pair_search": "orientations"}
+                    "pair_search": "orientations", "monotonic_cst": None,
+                    "interaction_cst": None}
 
 
 def register_model(cls):
@@ -169,6 +174,8 @@ def _model_dict(estimator, metadata=None):
     for key, value in sorted(estimator.get_params(deep=False).items()):
         if key in _OPTIONAL_PARAMS and _is_default(value, _OPTIONAL_PARAMS[key]):
             continue
+        if key in _CONSTRAINT_PARAMS:
+            value = _plain_constraint(value)
         try:
             params[key] = _encode_param(value)
         except TypeError:
@@ -177,10 +184,12 @@ def _model_dict(estimator, metadata=None):
             params[key] = None
             not_saved.append(key)
     names = getattr(estimator, "feature_names_in_", None)
-    tree_dict = estimator.tree_.to_dict()
+    constraints = _constraints_dict(estimator)
+    # a model fitted under constraints is of version 5, whose tree is a version 4 tree
+    tree_dict = estimator.tree_.to_dict(min_version=2 if constraints is None else 4)
     out = {
         "format": MODEL_FORMAT,
-        "version": tree_dict["version"],
+        "version": tree_dict["version"] if constraints is None else 5,
         "bivtree_version": __version__,
         "estimator": name,
         "params": params,
@@ -204,6 +213,8 @@ def _model_dict(estimator, metadata=None):
     categories = _categories_dict(estimator)
     if categories is not None:
         out["categories"] = categories
+    if constraints is not None:
+        out["constraints"] = constraints
     if not_saved:
         out["params_not_saved"] = not_saved
     if metadata is not None:
@@ -213,6 +224,31 @@ def _model_dict(estimator, metadata=None):
 
 def _is_default(value, default):
     return isinstance(value, type(default)) and value == default
+
+
+def _plain_constraint(value):
+    """A constraint parameter with lists for its arrays, tuples and sets (sets sorted), so
+    that it has a JSON form; ``None``, strings and dicts as they are."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (set, frozenset)):
+        value = sorted(value, key=repr)
+    if isinstance(value, (list, tuple)):
+        return [_plain_constraint(_plain(v)) for v in value]
+    return value
+
+
+def _constraints_dict(estimator):
+    """The ``constraints`` field: the fitted constraints of a model fitted under some, else
+    None (``monotonic``: one constraint per feature; ``interaction``: the groups of
+    feature indices, the unlisted features' one included, or ``"pairwise"``)."""
+    monotonic = getattr(estimator, "monotonic_cst_", None)
+    interaction = getattr(estimator, "interaction_cst_", None)
+    if monotonic is None and interaction is None:
+        return None
+    return {"monotonic": None if monotonic is None else [int(c) for c in monotonic],
+            "interaction": (interaction if interaction is None or isinstance(interaction, str)
+                            else [[int(j) for j in group] for group in interaction])}
 
 
 def _categories_dict(estimator):
@@ -704,6 +740,43 @@ def _metadata_of_model(metadata, model):
     return None if metadata is None else _check_metadata(metadata)
 
 
+def _constraints_of_model(spec, model):
+    """``(monotonic_cst_, interaction_cst_)`` of the ``constraints`` field (version 5).
+
+    The field must be what fitting the saved ``params`` on the model's features
+    resolves them to, so that an edited file cannot claim constraints its
+    parameters do not give (or the reverse); a model of an earlier version has
+    no constraint parameter.
+    """
+    estimator, version = model["params"], model["version"]
+    given = {name: getattr(estimator, name, None) for name in _CONSTRAINT_PARAMS}
+    if version < 5:
+        named = [name for name, value in given.items() if value is not None]
+        if named:
+            raise ValueError(f"model 'params' set {named}, which models of format version 5 "
+                             f"and later hold; this one is of version {version}")
+        return None, None
+    if not (isinstance(spec, dict) and set(spec) == {"monotonic", "interaction"}):
+        raise ValueError("a model of format version 5 records its constraints: 'constraints' "
+                         "must be an object with 'monotonic' and 'interaction'")
+    n, names = model["n_features_in"], model["feature_names_in"]
+    try:
+        monotonic = resolve_monotonic_cst(given["monotonic_cst"], n, names,
+                                          model["categories"][0])
+        interaction = resolve_interaction_cst(given["interaction_cst"], n, names)
+    except ValueError as exc:
+        raise ValueError(f"model 'params': {exc}") from None
+    resolved = {"monotonic": None if monotonic is None else monotonic.tolist(),
+                "interaction": interaction}
+    if spec != resolved:
+        raise ValueError(f"model 'constraints' {spec!r} is not what its params give on its "
+                         f"features: {resolved!r}")
+    classes = model["classes"]
+    if monotonic is not None and classes is not None and classes.shape[0] > 2:
+        raise ValueError("model 'constraints': monotonic constraints with more than two classes")
+    return monotonic, interaction
+
+
 class _Field(NamedTuple):
     """One top-level field of a model file and how a reader checks it.
 
@@ -786,6 +859,8 @@ _MODEL_FIELDS = (
     _Field("metadata", False, then=_metadata_of_model),
     # category values came with categorical nodes, in version 2
     _Field("categories", False, then=_categories_of_model, since=2),
+    # the constraints a model was fitted under, in version 5 (checked against params)
+    _Field("constraints", False, then=_constraints_of_model, since=5),
 )
 
 
@@ -836,6 +911,8 @@ def _model_from_dict(data):
             type(estimator)):
         (estimator.is_categorical_, estimator.categories_,
          estimator.infrequent_categories_) = model["categories"]
+    if "monotonic_cst" in _parameter_names(type(estimator)):
+        estimator.monotonic_cst_, estimator.interaction_cst_ = model["constraints"]
     return estimator, model["metadata"]
 
 

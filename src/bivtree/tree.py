@@ -535,14 +535,16 @@ class Tree:
                             self.missing_go_left)
 
     # ---------------------------------------------------------- serialization
-    def to_dict(self):
+    def to_dict(self, min_version=2):
         """JSON-safe dictionary; :meth:`from_dict` rebuilds an identical tree.
 
         Floats are written as Python floats, which ``json`` prints with the
         shortest repr that reads back to the same double, so predictions are
-        bit-for-bit the same after a round trip.
+        bit-for-bit the same after a round trip. The layout is the oldest
+        version that holds the tree, or version 4 with ``min_version=4`` (a
+        model of format version 5 holds a version 4 tree).
         """
-        indicators = bool(self.has_indicator_slots.any())
+        indicators = bool(self.has_indicator_slots.any()) or min_version >= 4
         out = {"format": "bivtree.Tree",
                "version": 4 if indicators else 3 if self.missing_learned else 2,
                "n_features": self.n_features}

@@ -28,6 +28,15 @@ leaves by 0.4 to 1.2 points, for about 2 % more CPU time.
    angles. The refined candidates report their angle in the min-max scaled
    plane (``RefinedPairs.angles``).
 
+**Monotonic constraints.** A pair of two constrained features admits only the
+directions whose stored weight ``w`` has the sign ``c_j c_k`` (``x_j + w x_k``:
+growing either feature moves samples the same way): an arc of the frame's
+angles, :func:`admissible_arc`, over which the coarse angles of such a pair
+are spread instead of the whole half-turn. Every scan, and the climb's steps,
+go through :func:`~bivtree._kernels.scan.scan_projection`, which skips a
+direction outside it and keeps only the cuts its rule's order admits (a pair
+with one constrained feature keeps every direction).
+
 Each pair (phase 1) and each refined pair (phase 2) writes only its own slot
 and the selections between phases are serial and ordered (ties to the lower
 pair index, then to the lower angle), so the result is the same for any
@@ -41,14 +50,16 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import NUMBA_OPTS
-from .directions import gather_pair
+from .directions import gather_pair, pair_constraints
 from .pair_scaling import pair_rule_weight
 from .scan import (
     CriterionCuts,
     Cut,
     best_cut,
     count_missing,
+    criterion_cuts,
     gather_node,
+    oriented_cuts,
     scan_projection,
     scan_sorted,
 )
@@ -308,9 +319,12 @@ def binned_proxy(values, lo, hi, n_bins, cuts, bins):
             bin_weights[m] = bin_weights[slot]
             order[m] = m
             m += 1
-    pooled = CriterionCuts(bin_labels[:m], bin_targets[:m], bin_weights[:m], cuts.criterion,
-                           cuts.counts, cuts.w_total, cuts.t_sum, cuts.min_samples_leaf,
-                           cuts.min_weight_leaf, cuts.left_counts, cuts.right_counts)
+    # (a bin's pseudo-sample sums its rows, so the values an ordered cut is checked on
+    # are the rows' own)
+    pooled = criterion_cuts(bin_labels[:m], bin_targets[:m], bin_weights[:m], cuts.criterion,
+                            cuts.counts, cuts.w_total, cuts.t_sum, cuts.min_samples_leaf,
+                            cuts.min_weight_leaf, cuts.left_counts, cuts.right_counts,
+                            cuts.cst, cuts.order, cuts.lower, cuts.upper)
     proxy, _ = best_cut(bin_values[:m], order[:m], pooled)
     return proxy
 
@@ -332,6 +346,10 @@ def coarse_proxy_at(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule
     if not math.isfinite(w) or w == 0.0:
         return -np.inf
     rule_weights[1] = w
+    # the rule's order under monotonic constraints (this scan projects the rows itself)
+    admissible, cuts = oriented_cuts(cuts, rule_features, rule_weights)
+    if not admissible:
+        return -np.inf
     lo = np.inf
     hi = -np.inf
     any_missing = False
@@ -366,8 +384,9 @@ class PairWorkspace(NamedTuple):
 
 @njit(**NUMBA_OPTS)
 def _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion, counts,
-                    w_total, t_sum, min_samples_leaf, min_weight_leaf):
-    """:class:`PairWorkspace` of pair ``(j, k)``: its rule is ``x_j + w x_k`` on local rows."""
+                    w_total, t_sum, min_samples_leaf, min_weight_leaf, cst, lower, upper):
+    """:class:`PairWorkspace` of pair ``(j, k)``: its rule is ``x_j + w x_k`` on local rows
+    (``cst``, ``lower``, ``upper``: the monotonic constraints, see the module)."""
     n = rows.shape[0]
     n_classes = counts.shape[0]
     rule_features = np.empty(2, dtype=np.int64)
@@ -375,11 +394,50 @@ def _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, crite
     rule_features[1] = 1
     rule_weights = np.empty(2, dtype=np.float64)
     rule_weights[0] = 1.0
-    cuts = CriterionCuts(node_labels, node_targets, node_weight, criterion, counts, w_total,
-                         t_sum, min_samples_leaf, min_weight_leaf, np.empty(n_classes),
-                         np.empty(n_classes))
+    cuts = criterion_cuts(node_labels, node_targets, node_weight, criterion, counts, w_total,
+                          t_sum, min_samples_leaf, min_weight_leaf, np.empty(n_classes),
+                          np.empty(n_classes), pair_constraints(cst, j, k), 0, lower, upper)
     return PairWorkspace(gather_pair(X, rows, j, k), rule_features, rule_weights, np.arange(n),
                          np.empty(n, dtype=np.float64), cuts)
+
+
+@njit(**NUMBA_OPTS)
+def admissible_arc(frame, sign):
+    """``(start, span)`` of the frame's angles whose direction ``(a, b)`` has ``sign(a b) ==
+    sign``: the directions of a pair of two constrained features its rules may take.
+
+    ``a`` and ``b`` (:func:`frame_direction`) vanish once each per half-turn; the
+    two zeros cut it into an arc where ``a b > 0`` and one where ``a b < 0``
+    (the latter may wrap past ``pi``; angles are read modulo ``pi``, which
+    leaves a rule ``x_j + w x_k`` unchanged).
+    """
+    c_same, c_cross, _, _ = frame
+    zero_a = math.atan2(c_same, -c_cross) % math.pi
+    zero_b = math.atan2(c_cross, -c_same) % math.pi
+    lo = min(zero_a, zero_b)
+    hi = max(zero_a, zero_b)
+    a, b = frame_direction(0.5 * (lo + hi), frame)
+    if (a * b > 0.0) == (sign > 0):
+        return lo, hi - lo
+    return hi, math.pi - (hi - lo)
+
+
+@njit(inline="always", **NUMBA_OPTS)
+def arc_angle(h, n_coarse, arc_start, arc_span):
+    """Coarse angle ``h`` of ``n_coarse`` spread over an arc (``arc_span == pi``: the
+    half-turn, ``pi (h + 1/2) / n_coarse`` exactly as without constraints)."""
+    if arc_span == math.pi and arc_start == 0.0:
+        return math.pi * (h + 0.5) / n_coarse
+    return (arc_start + arc_span * (h + 0.5) / n_coarse) % math.pi
+
+
+@njit(**NUMBA_OPTS)
+def _pair_arc(cst, j, k, frame):
+    """The arc of the coarse angles of pair ``(j, k)``: the half-turn, or for two
+    constrained features the :func:`admissible_arc` of their signs."""
+    if cst.shape[0] > 0 and cst[j] != 0 and cst[k] != 0:
+        return admissible_arc(frame, cst[j] * cst[k])
+    return 0.0, math.pi
 
 
 @njit(**NUMBA_OPTS)
@@ -396,7 +454,7 @@ def _order_best_first(proxies, n_best):
 @njit(parallel=True, **NUMBA_OPTS)
 def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, n_rounds,
                           n_refine, labels, targets, sample_weight, n_classes, criterion,
-                          min_samples_leaf, min_weight_leaf):
+                          min_samples_leaf, min_weight_leaf, cst, lower, upper):
     """Coarse angles on every pair, then step-halving refinement of the best pairs.
 
     Parameters
@@ -416,6 +474,10 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
         Halving rounds, pairs refined (always with exact scans).
     labels, targets, sample_weight, n_classes, criterion, min_samples_leaf, min_weight_leaf
         The split criterion, as in :func:`~bivtree._kernels.directions.pair_direction_search`.
+    cst : int64 (n_features,)
+        Monotonic constraint of every feature (empty: none).
+    lower, upper : float
+        The node's bounds.
 
     Returns
     -------
@@ -432,13 +494,15 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
         j = pair_j[q]
         k = pair_k[q]
         ws = _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion,
-                             counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
+                             counts, w_total, t_sum, min_samples_leaf, min_weight_leaf, cst,
+                             lower, upper)
         bins = _bin_buffers(max(1, n_bins), n_classes)
         frame = decorrelated_frame(ws.pair_x, inv_scale[j], inv_scale[k])
         for f in range(4):
             frames[q, f] = frame[f]
+        arc_start, arc_span = _pair_arc(cst, j, k, frame)
         for h in range(n_coarse):
-            theta = math.pi * (h + 0.5) / n_coarse
+            theta = arc_angle(h, n_coarse, arc_start, arc_span)
             proxy = coarse_proxy_at(ws.pair_x, theta, inv_scale[j], inv_scale[k],
                                     ws.rule_features, ws.rule_weights, ws.rows, ws.values,
                                     ws.cuts, n_bins, bins, frame)
@@ -458,7 +522,8 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
         j = pair_j[q]
         k = pair_k[q]
         ws = _pair_workspace(X, rows, j, k, node_labels, node_targets, node_weight, criterion,
-                             counts, w_total, t_sum, min_samples_leaf, min_weight_leaf)
+                             counts, w_total, t_sum, min_samples_leaf, min_weight_leaf, cst,
+                             lower, upper)
         frame = (frames[q, 0], frames[q, 1], frames[q, 2], frames[q, 3])
         # the climb starts from the coarse angle's exact cut: a binned proxy is lower, and
         # a neighbour beating it could still be worse than the coarse angle itself

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from .._config import ENTROPY, GINI, NUMBA_OPTS, SQUARED_ERROR
+from .constraints import side_value, values_admissible
 
 _INV_LN2 = 1.0 / math.log(2.0)
 
@@ -103,7 +104,7 @@ def proxy_base(counts, w_total, t_sq, criterion):
 @njit(inline="always", **NUMBA_OPTS)
 def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
                     tot_counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
-                    left_counts, right_counts):
+                    left_counts, right_counts, monotonic, lower, upper):
     """Best cut of the node's samples sorted by ``values``.
 
     Cuts fall only between distinct values; a cut after sorted position ``p``
@@ -127,6 +128,12 @@ def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
     min_weight_leaf : float
     left_counts, right_counts : float64 (n_classes,)
         Scratch buffers.
+    monotonic : int
+        The order the children's values must have (``+1``: left at most right,
+        ``-1``: the reverse, ``0``: none; :mod:`bivtree._kernels.constraints`);
+        an ordered cut is valid only if both values also lie in ``[lower, upper]``.
+    lower, upper : float
+        The node's bounds (read only for an ordered cut).
 
     Returns
     -------
@@ -140,7 +147,7 @@ def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
     return best_cut_offset(values, order, labels, targets, sample_weight, criterion,
                            tot_counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
                            left_counts, right_counts, tot_counts, 0.0, 0.0, 0,
-                           order.shape[0], False)
+                           order.shape[0], False, monotonic, lower, upper)
 
 
 # inlined like every level of a scan: a called level costs reference counting of its
@@ -149,7 +156,7 @@ def best_cut_sorted(values, order, labels, targets, sample_weight, criterion,
 def best_cut_offset(values, order, labels, targets, sample_weight, criterion,
                     tot_counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
                     left_counts, right_counts, start_counts, start_w, start_t, n_start,
-                    n_total, cut_after_last):
+                    n_total, cut_after_last, monotonic, lower, upper):
     """:func:`best_cut_sorted` when some of the node's rows are held aside on one side.
 
     The sorted rows ``order`` are the node's rows whose value is known; the
@@ -162,7 +169,10 @@ def best_cut_offset(values, order, labels, targets, sample_weight, criterion,
     number of rows) include them and the right side is the node minus the left.
     ``cut_after_last`` also allows the cut after the last sorted row (every
     known value left, the rows held aside right). With nothing held aside this
-    is exactly :func:`best_cut_sorted`'s scan.
+    is exactly :func:`best_cut_sorted`'s scan. ``monotonic``, ``lower`` and
+    ``upper`` are :func:`best_cut_sorted`'s: a cut whose children's values (held
+    rows included) break the order or the bounds is skipped, as scikit-learn
+    skips it.
 
     Returns
     -------
@@ -172,6 +182,25 @@ def best_cut_offset(values, order, labels, targets, sample_weight, criterion,
         Last sorted position that goes left (``order.shape[0] - 1``: the cut
         after the last row), ``-1`` when no cut is valid.
     """
+    if monotonic == 0:
+        # the scan without the order check, as a copy of its own: the constant 0 takes
+        # the check out of the hot loop (about 3 % of an orientations fit)
+        return _offset_scan(values, order, labels, targets, sample_weight, criterion,
+                            tot_counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
+                            left_counts, right_counts, start_counts, start_w, start_t, n_start,
+                            n_total, cut_after_last, 0, lower, upper)
+    return _offset_scan(values, order, labels, targets, sample_weight, criterion, tot_counts,
+                        w_total, t_sum, min_samples_leaf, min_weight_leaf, left_counts,
+                        right_counts, start_counts, start_w, start_t, n_start, n_total,
+                        cut_after_last, monotonic, lower, upper)
+
+
+@njit(inline="always", **NUMBA_OPTS)
+def _offset_scan(values, order, labels, targets, sample_weight, criterion, tot_counts, w_total,
+                 t_sum, min_samples_leaf, min_weight_leaf, left_counts, right_counts,
+                 start_counts, start_w, start_t, n_start, n_total, cut_after_last, monotonic,
+                 lower, upper):
+    """:func:`best_cut_offset`'s scan (its arguments)."""
     n = order.shape[0]
     n_classes = tot_counts.shape[0]
     best_proxy = -np.inf
@@ -237,6 +266,10 @@ def best_cut_offset(values, order, labels, targets, sample_weight, criterion,
         if w_left < min_weight_leaf or w_right < min_weight_leaf:
             continue
         if w_left <= 0.0 or w_right <= 0.0:
+            continue
+        if monotonic != 0 and not values_admissible(
+                monotonic, lower, upper, side_value(criterion, left_counts, w_left, sum_left),
+                side_value(criterion, right_counts, w_right, t_sum - sum_left)):
             continue
         if regression:
             sum_right = t_sum - sum_left

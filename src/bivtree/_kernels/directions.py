@@ -16,6 +16,11 @@ cut (:func:`scan_directions`, for any cut objective of
 parallel (``prange``) under a split criterion; each pair writes only its own
 result slot and the winner is chosen by a serial reduction in pair order, so
 the result is the same for any number of threads.
+
+Under monotonic constraints a direction whose stored rule tests two
+constrained features in disagreeing senses is not scanned (half of the
+directions of a pair of two constrained features), and the others are scanned
+for the cuts their rule's order admits (:func:`~bivtree._kernels.scan.oriented_cuts`).
 """
 
 import math
@@ -26,7 +31,7 @@ from numba import njit, prange
 
 from .._config import NUMBA_OPTS
 from .pair_scaling import pair_rule_weight
-from .scan import CriterionCuts, gather_node, scan_projection
+from .scan import criterion_cuts, gather_node, scan_projection
 
 
 class DirectionScan(NamedTuple):
@@ -58,6 +63,17 @@ def gather_pair(X, samples, j, k):
         pair_x[p, 0] = X[samples[p], j]
         pair_x[p, 1] = X[samples[p], k]
     return pair_x
+
+
+@njit(**NUMBA_OPTS)
+def pair_constraints(cst, j, k):
+    """The monotonic constraints of the two columns of :func:`gather_pair` (empty: none)."""
+    if cst.shape[0] == 0:
+        return np.empty(0, dtype=np.int64)
+    out = np.empty(2, dtype=np.int64)
+    out[0] = cst[j]
+    out[1] = cst[k]
+    return out
 
 
 @njit(**NUMBA_OPTS)
@@ -96,12 +112,14 @@ def scan_directions(pair_x, dir_a, dir_b, inv_scale_j, inv_scale_k, values, cuts
 @njit(parallel=True, **NUMBA_OPTS)
 def pair_direction_search(X, samples, pair_j, pair_k, dir_a, dir_b, offset, inv_scale,
                           labels, targets, sample_weight, n_classes, criterion,
-                          min_samples_leaf, min_weight_leaf):
+                          min_samples_leaf, min_weight_leaf, cst, lower, upper):
     """Best proxy and direction index per pair, as :class:`PairDirections`.
 
     Proxy ``-inf``: no valid cut. Within a pair, ties go to the lower direction
     index. ``offset`` is not needed to rank the directions (a rule's constant
     only shifts its threshold); it is kept in the signature for the callers.
+    ``cst`` is the monotonic constraint of every column of ``X`` (empty: none)
+    and ``lower``, ``upper`` the node's bounds (:mod:`bivtree._kernels.constraints`).
     """
     node_labels, node_targets, node_weight, counts, w_total, t_sum, base = gather_node(
         samples, labels, targets, sample_weight, n_classes, criterion)
@@ -116,8 +134,9 @@ def pair_direction_search(X, samples, pair_j, pair_k, dir_a, dir_b, offset, inv_
         values = np.empty(n, dtype=np.float64)
         left = np.empty(n_classes, dtype=np.float64)
         right = np.empty(n_classes, dtype=np.float64)
-        cuts = CriterionCuts(node_labels, node_targets, node_weight, criterion, counts,
-                             w_total, t_sum, min_samples_leaf, min_weight_leaf, left, right)
+        cuts = criterion_cuts(node_labels, node_targets, node_weight, criterion, counts,
+                              w_total, t_sum, min_samples_leaf, min_weight_leaf, left, right,
+                              pair_constraints(cst, j, k), 0, lower, upper)
         found = scan_directions(pair_x, dir_a, dir_b, inv_scale[j], inv_scale[k], values, cuts)
         proxies[q] = found.proxy
         directions[q] = found.direction

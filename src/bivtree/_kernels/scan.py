@@ -19,6 +19,14 @@ left, every missing one right); its threshold is :data:`ALL_KNOWN_LEFT`. Both
 searches together are exact for this problem: the best over every partition
 of the known values by a cut times the side of the missing rows.
 
+**Monotonic constraints.** A :class:`CriterionCuts` record may carry the
+constraint of every column it projects (``cst``) and the node's bounds; the
+scan of a rule then takes the order its children must have from the rule's
+weights (:func:`oriented_cuts`, :func:`~bivtree._kernels.constraints.rule_order`)
+and skips every cut that breaks it (:func:`~bivtree._kernels.criteria.best_cut_offset`),
+and a rule whose constrained features disagree scans no cut at all. Without
+constraints (``cst`` empty) every scan is the one it always was.
+
 **Inlined.** The levels of a scan (:func:`~bivtree._kernels.angle_search.scan_angle`,
 :func:`scan_projection`, :func:`scan_sorted`,
 :func:`~bivtree._kernels.criteria.best_cut_sorted` and
@@ -41,6 +49,7 @@ from numba.core import types
 from numba.extending import overload
 
 from .._config import NUMBA_OPTS
+from .constraints import CONFLICT, NO_MONOTONIC, rule_order
 from .criteria import (
     best_cut_offset,
     best_cut_sorted,
@@ -91,6 +100,14 @@ class CriterionCuts(NamedTuple):
     min_weight_leaf : float
     left_counts, right_counts : float64 (n_classes,)
         Scratch buffers (one pair per thread).
+    cst : int64 (n_columns,)
+        Monotonic constraint of every column the scanned rules read (empty:
+        none); :func:`oriented_cuts` turns it into ``order`` for one rule.
+    order : int
+        The order the children's values must have (``+1``, ``-1``; ``0``: none,
+        :func:`~bivtree._kernels.constraints.rule_order`).
+    lower, upper : float
+        The node's bounds, which the values of an ordered cut must respect.
     """
 
     labels: np.ndarray
@@ -104,6 +121,21 @@ class CriterionCuts(NamedTuple):
     min_weight_leaf: float
     left_counts: np.ndarray
     right_counts: np.ndarray
+    cst: np.ndarray = NO_MONOTONIC
+    order: int = 0
+    lower: float = -np.inf
+    upper: float = np.inf
+
+
+@njit(inline="always", **NUMBA_OPTS)
+def criterion_cuts(labels, targets, weights, criterion, counts, w_total, t_sum,
+                   min_samples_leaf, min_weight_leaf, left_counts, right_counts, cst, order,
+                   lower, upper):
+    """A :class:`CriterionCuts` built in compiled code, every field typed alike wherever
+    it is built (so records built in different places are one numba type)."""
+    return CriterionCuts(labels, targets, weights, criterion, counts, w_total, t_sum,
+                         min_samples_leaf, min_weight_leaf, left_counts, right_counts, cst,
+                         np.int64(order), np.float64(lower), np.float64(upper))
 
 
 def best_cut(values, order, cuts):
@@ -130,8 +162,40 @@ def _best_cut_of_criterion(values, order, cuts):
         return best_cut_sorted(values, order, cuts.labels, cuts.targets, cuts.weights,
                                cuts.criterion, cuts.counts, cuts.w_total, cuts.t_sum,
                                cuts.min_samples_leaf, cuts.min_weight_leaf, cuts.left_counts,
-                               cuts.right_counts)
+                               cuts.right_counts, cuts.order, cuts.lower, cuts.upper)
     return scan
+
+
+def oriented_cuts(cuts, features, weights):
+    """``(admissible, cuts)`` for scanning the rule ``features`` / ``weights`` under ``cuts``.
+
+    Compiled code only, chosen by the type of ``cuts``: a :class:`CriterionCuts`
+    with monotonic constraints gets the order of that rule
+    (:func:`~bivtree._kernels.constraints.rule_order`), and ``admissible`` is
+    false when the rule's constrained features disagree; any other cut
+    objective, or one without constraints, is returned as it is.
+    """
+    raise NotImplementedError("oriented_cuts is only callable from compiled code")
+
+
+@overload(oriented_cuts)
+def _oriented_cuts(cuts, features, weights):
+    if not cut_objective_is(cuts, CriterionCuts):
+        def unchanged(cuts, features, weights):
+            return True, cuts
+        return unchanged
+
+    def orient(cuts, features, weights):
+        if cuts.cst.shape[0] == 0:
+            return True, cuts
+        order = rule_order(cuts.cst, features, weights)
+        if order == CONFLICT:
+            return False, cuts
+        return True, criterion_cuts(
+            cuts.labels, cuts.targets, cuts.weights, cuts.criterion, cuts.counts, cuts.w_total,
+            cuts.t_sum, cuts.min_samples_leaf, cuts.min_weight_leaf, cuts.left_counts,
+            cuts.right_counts, cuts.cst, order, cuts.lower, cuts.upper)
+    return orient
 
 
 def best_cut_missing(values, order, missing, cuts):
@@ -166,12 +230,13 @@ def _best_cut_missing_of_criterion(values, order, missing, cuts):
         proxy, pos = best_cut_offset(
             values, order, cuts.labels, cuts.targets, cuts.weights, cuts.criterion,
             cuts.counts, cuts.w_total, cuts.t_sum, cuts.min_samples_leaf, cuts.min_weight_leaf,
-            cuts.left_counts, cuts.right_counts, held, 0.0, 0.0, 0, n_total, True)
+            cuts.left_counts, cuts.right_counts, held, 0.0, 0.0, 0, n_total, True, cuts.order,
+            cuts.lower, cuts.upper)
         proxy_l, pos_l = best_cut_offset(
             values, order, cuts.labels, cuts.targets, cuts.weights, cuts.criterion,
             cuts.counts, cuts.w_total, cuts.t_sum, cuts.min_samples_leaf, cuts.min_weight_leaf,
             cuts.left_counts, cuts.right_counts, held, held_w, held_t, missing.shape[0],
-            n_total, False)
+            n_total, False, cuts.order, cuts.lower, cuts.upper)
         if proxy_l > proxy:
             return proxy_l, pos_l, True
         return proxy, pos, False
@@ -267,11 +332,18 @@ def scan_sorted(values, cuts):
 
 @njit(**NUMBA_OPTS)
 def scan_values(values, node_labels, node_targets, node_weight, criterion, counts, w_total,
-                t_sum, min_samples_leaf, min_weight_leaf, left_counts, right_counts):
-    """Sort ``values`` and return the best :class:`Cut` under a split criterion."""
-    return scan_sorted(values, CriterionCuts(
+                t_sum, min_samples_leaf, min_weight_leaf, left_counts, right_counts,
+                monotonic=0, lower=-np.inf, upper=np.inf):
+    """Sort ``values`` and return the best :class:`Cut` under a split criterion.
+
+    ``monotonic`` is the order the children's values must have (``+1``, ``-1``;
+    ``0``: none), ``lower`` and ``upper`` the node's bounds (see
+    :mod:`bivtree._kernels.constraints`).
+    """
+    return scan_sorted(values, criterion_cuts(
         node_labels, node_targets, node_weight, criterion, counts, w_total, t_sum,
-        min_samples_leaf, min_weight_leaf, left_counts, right_counts))
+        min_samples_leaf, min_weight_leaf, left_counts, right_counts,
+        np.empty(0, dtype=np.int64), monotonic, lower, upper))
 
 
 # inlined like every level of a scan: a called level costs reference counting of its
@@ -282,8 +354,13 @@ def scan_projection(X, rows, features, weights, values, cuts):
 
     The projection is computed with :func:`project_row`, the very function the
     tree uses to route samples, so the threshold partitions the rows exactly
-    as scanned. ``values`` is a scratch buffer of ``rows.size``.
+    as scanned. ``values`` is a scratch buffer of ``rows.size``. Under
+    monotonic constraints the cuts are those the rule's order admits
+    (:func:`oriented_cuts`); a rule whose constrained features disagree has none.
     """
+    admissible, cuts = oriented_cuts(cuts, features, weights)
+    if not admissible:
+        return Cut(-np.inf, 0.0, False)
     for p in range(rows.shape[0]):
         values[p] = project_row(X, rows[p], features, weights)
     return scan_sorted(values, cuts)
@@ -291,17 +368,20 @@ def scan_projection(X, rows, features, weights, values, cuts):
 
 @njit(**NUMBA_OPTS)
 def scan_rule(X, samples, features, weights, labels, targets, sample_weight, n_classes,
-              criterion, min_samples_leaf, min_weight_leaf):
+              criterion, min_samples_leaf, min_weight_leaf, cst, lower, upper):
     """Best threshold for a fixed direction given in original units, as a :class:`RuleScan`.
 
-    The projection is :func:`scan_projection`'s, the routing arithmetic.
+    The projection is :func:`scan_projection`'s, the routing arithmetic; ``cst``
+    (the monotonic constraint of every column of ``X``, empty: none) and the
+    node's bounds ``lower``, ``upper`` restrict the cuts to those the rule's
+    order admits.
     """
     node_labels, node_targets, node_weight, counts, w_total, t_sum, base = gather_node(
         samples, labels, targets, sample_weight, n_classes, criterion)
     values = np.empty(samples.shape[0], dtype=np.float64)
     left = np.empty(n_classes, dtype=np.float64)
     right = np.empty(n_classes, dtype=np.float64)
-    cut = scan_projection(X, samples, features, weights, values, CriterionCuts(
+    cut = scan_projection(X, samples, features, weights, values, criterion_cuts(
         node_labels, node_targets, node_weight, criterion, counts, w_total, t_sum,
-        min_samples_leaf, min_weight_leaf, left, right))
+        min_samples_leaf, min_weight_leaf, left, right, cst, 0, lower, upper))
     return RuleScan(cut.proxy, cut.threshold, base, cut.missing_left)

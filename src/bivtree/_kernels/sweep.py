@@ -46,6 +46,17 @@ is then scored with them on the left and on the right, and the cut putting
 every point on one side against them is scored too: exact over every partition
 of the points by a line times the side of the held rows.
 
+**Monotonic constraints** (:mod:`bivtree._kernels.constraints`): with
+``params = [min_samples_leaf, min_weight_leaf, order, lower, upper]`` a
+built-in objective rejects (``inf``) a partition whose sides' values break
+``order`` or the bounds; ``order`` is fixed over the whole sweep because the
+rule ``u + s v`` weighs ``u`` positively for every ``s``, so a constrained
+feature is swept as ``u`` (:func:`sweep_constrained`). Two constrained features
+need slopes ``s`` of one sign: :func:`sweep_points` then scores only the
+intervals of slopes within ``(slope_lo, slope_hi)`` (every cut on entering
+it, then the changed ones), a quarter-turn of the directions, and returns a
+direction inside it. The sweep stays exact over the admissible partitions.
+
 :func:`best_split_2d` is the reusable solver: any objective of additive
 statistics, e.g. the weighted 0/1 loss of tree alternating optimization's
 reduced problem (:data:`ZERO_ONE`). :func:`sweep_search` runs it over the
@@ -62,6 +73,7 @@ from numba.core import types
 from numba.extending import intrinsic, overload
 
 from .._config import ENTROPY, GINI, MISCLASSIFICATION, NUMBA_OPTS, SQUARED_ERROR
+from .constraints import values_admissible
 from .criteria import midpoint_threshold, xlogx
 from .sorting import argsort_values
 
@@ -181,14 +193,23 @@ def builtin_objective(code, left, right, params):
                                   preferring right, count]``; the weight
                                   sent to the side it does not prefer
     ============================  ==========================================
+
+    With ``params[2:5] = [order, lower, upper]`` (monotonic constraints) a
+    partition whose sides' values (mean target, or share of the last class)
+    break ``order`` or leave ``[lower, upper]`` is forbidden (``inf``).
     """
     d = left.shape[0] - 1
     if left[d] < params[0] or right[d] < params[0]:
         return np.inf
     if code == ZERO_ONE:
         return left[1] + right[0]
+    # the sides' values as side_value defines them, read from this layout's columns
+    ordered = params.shape[0] > 2 and params[2] != 0.0
     if code == SQUARED_ERROR:
         if left[0] <= 0.0 or right[0] <= 0.0 or left[0] < params[1] or right[0] < params[1]:
+            return np.inf
+        if ordered and not values_admissible(params[2], params[3], params[4],
+                                             left[1] / left[0], right[1] / right[0]):
             return np.inf
         return ((left[2] - left[1] * left[1] / left[0])
                 + (right[2] - right[1] * right[1] / right[0]))
@@ -198,6 +219,9 @@ def builtin_objective(code, left, right, params):
         wl += left[c]
         wr += right[c]
     if wl <= 0.0 or wr <= 0.0 or wl < params[1] or wr < params[1]:
+        return np.inf
+    if ordered and not values_admissible(params[2], params[3], params[4],
+                                         left[d - 1] / wl, right[d - 1] / wr):
         return np.inf
     return (frequency_weighted_impurity(left, d, code)
             + frequency_weighted_impurity(right, d, code))
@@ -427,8 +451,21 @@ def slope_events(mu, mv):
 
 
 @njit(**NUMBA_OPTS)
+def _mark_every_cut(dirty, changed, dirty_list, n_dirty):
+    """Mark every cut as changed (to be scored at the next slope); the new dirty count."""
+    for c0 in range(dirty.shape[0]):
+        changed[c0] = True
+        if not dirty[c0]:
+            dirty[c0] = True
+            dirty_list[n_dirty] = c0
+            n_dirty += 1
+    return n_dirty
+
+
+@njit(**NUMBA_OPTS)
 def sweep_points(u, v, stats, held, has_held, objective, params, stop,
-                 max_sorted_points=SORTED_EVENTS_MAX_POINTS):
+                 max_sorted_points=SORTED_EVENTS_MAX_POINTS, slope_lo=-np.inf,
+                 slope_hi=np.inf):
     """:func:`sweep_pair`, with the statistics ``held`` of rows held aside when ``has_held``.
 
     The held rows (rows missing a coordinate) go, together, to the left or to
@@ -453,7 +490,13 @@ def sweep_points(u, v, stats, held, has_held, objective, params, stop,
     statistics leaves its cut's prefix as it was: the cut is not scored
     again (it scored that value before, and only a strictly better value is
     kept), so the answer is the one scoring it again would give.
+
+    ``slope_lo``, ``slope_hi``: only the partitions of slopes ``s`` strictly
+    between them are scored (every cut when the sweep enters that range, then
+    the changed ones), and the returned direction lies inside it; the default
+    is every slope, the plain sweep operation for operation.
     """
+    restricted = slope_lo > -np.inf or slope_hi < np.inf
     mu, mv, ms = merge_points(u, v, stats)
     m = mu.shape[0]
     d = ms.shape[1]
@@ -519,7 +562,9 @@ def sweep_points(u, v, stats, held, has_held, objective, params, stop,
     if all_points < best:
         best = all_points
         best_cut = n_cuts  # every point left: any direction makes it
-    for p in range(n_cuts):
+    # the order of slopes (-inf, first) is scored if it meets the slopes allowed
+    entered = not restricted or first > slope_lo
+    for p in range(n_cuts if entered else 0):
         for c in range(d):
             left[c] = prefix[p, c]
             right[c] = total[c] - left[c]
@@ -534,7 +579,8 @@ def sweep_points(u, v, stats, held, has_held, objective, params, stop,
         if val < best:
             best = val
             best_cut = p
-            best_hi = first
+            best_lo = slope_lo
+            best_hi = min(first, slope_hi)
 
     dirty = np.zeros(n_cuts, dtype=np.bool_)
     changed = np.zeros(n_cuts, dtype=np.bool_)  # a dirty cut whose prefix changed
@@ -576,13 +622,22 @@ def sweep_points(u, v, stats, held, has_held, objective, params, stop,
             s = hkey[0]
         if s_last == -np.inf or s > s_last + SLOPE_TOL * (1.0 + abs(s_last)):
             # a new critical slope: the order now is that of the open interval
-            # (s_last, s); score the cuts the previous slope's swaps changed
+            # (s_last, s); score the cuts the previous slope's swaps changed (all of
+            # them on entering the slopes allowed; none outside them)
+            lo_i = max(s_last, slope_lo)
+            hi_i = min(s, slope_hi)
+            allowed = not restricted or lo_i < hi_i
+            if allowed and not entered:
+                entered = True
+                n_dirty = _mark_every_cut(dirty, changed, dirty_list, n_dirty)
             for q in range(n_dirty):
                 c0 = dirty_list[q]
                 dirty[c0] = False
                 if not changed[c0]:
                     continue
                 changed[c0] = False
+                if not allowed:
+                    continue
                 for c in range(d):
                     left[c] = prefix[c0, c]
                     right[c] = total[c] - left[c]
@@ -597,10 +652,10 @@ def sweep_points(u, v, stats, held, has_held, objective, params, stop,
                 if val < best:
                     best = val
                     best_cut = c0
-                    best_lo = s_last
-                    best_hi = s
+                    best_lo = lo_i
+                    best_hi = hi_i
             n_dirty = 0
-            if s == np.inf:
+            if s == np.inf or (restricted and s >= slope_hi):
                 break
             s_last = s
             if n_swaps >= next_check:
@@ -638,7 +693,8 @@ def sweep_points(u, v, stats, held, has_held, objective, params, stop,
         return np.inf, 1.0, 0.0, 0.0, np.inf, n_swaps, complete
     if best_cut == n_cuts:
         # every point against the held rows: both coordinates weighed, as for any cut
-        return best, 1.0, 1.0, np.inf, best, n_swaps, complete
+        # (with a slope the range allows)
+        return best, 1.0, 1.0 if slope_hi > 0.0 else -1.0, np.inf, best, n_swaps, complete
     if has_held:
         wu, wv = _held_direction(best_lo, best_hi)
     else:
@@ -728,7 +784,8 @@ def complete_points(u, v, stats):
 
 
 @njit(**NUMBA_OPTS)
-def sweep_pair_missing(u, v, stats, objective, params, stop):
+def sweep_pair_missing(u, v, stats, objective, params, stop, slope_lo=-np.inf,
+                       slope_hi=np.inf):
     """:func:`sweep_pair` for points that may miss a coordinate (NaN, a missing value).
 
     The points missing ``u`` or ``v`` are held aside and go, together, to the
@@ -737,15 +794,51 @@ def sweep_pair_missing(u, v, stats, objective, params, stop):
     others. Without NaN it is :func:`sweep_pair` itself. The returned
     ``threshold`` and ``value`` are those of the complete points' partition,
     ``threshold`` being ``inf`` when every complete point goes left.
+    ``slope_lo``, ``slope_hi``: the slopes swept (:func:`sweep_points`).
     """
     n_missing = 0
     for p in range(u.shape[0]):
         if math.isnan(u[p]) or math.isnan(v[p]):
             n_missing += 1
     if n_missing == 0:
-        return sweep_pair(u, v, stats, objective, params, stop)
+        return sweep_points(u, v, stats, np.zeros(stats.shape[1]), False, objective, params,
+                            stop, SORTED_EVENTS_MAX_POINTS, slope_lo, slope_hi)
     cu, cv, cs, held, _ = complete_points(u, v, stats)
-    return sweep_points(cu, cv, cs, held, True, objective, params, stop)
+    return sweep_points(cu, cv, cs, held, True, objective, params, stop,
+                        SORTED_EVENTS_MAX_POINTS, slope_lo, slope_hi)
+
+
+@njit(**NUMBA_OPTS)
+def sweep_constrained(u, v, c_u, c_v, stats, objective, params, lower, upper, stop):
+    """:func:`sweep_pair_missing` over the partitions admissible under monotonic constraints.
+
+    ``c_u``, ``c_v`` are the constraints of the two coordinates (``0``: free),
+    ``lower`` and ``upper`` the node's bounds, ``params`` the built-in
+    objective's ``[min_samples_leaf, min_weight_leaf]``. The swept rule ``wu u +
+    wv v`` always weighs its first coordinate positively, so a constrained
+    coordinate is swept first and fixes the order of every cut; two
+    constrained coordinates also need ``wv`` of the sign ``c_u c_v``, the slopes
+    of one sign. Returns :func:`sweep_pair_missing`'s values, the direction in
+    ``(u, v)`` coordinates; without constraints it is that function itself.
+    """
+    if c_u == 0 and c_v == 0:
+        return sweep_pair_missing(u, v, stats, objective, params, stop)
+    ordered = np.empty(5)
+    ordered[0] = params[0]
+    ordered[1] = params[1]
+    ordered[3] = lower
+    ordered[4] = upper
+    if c_u == 0:
+        ordered[2] = c_v
+        opt, wv, wu, threshold, value, n_swaps, done = sweep_pair_missing(
+            v, u, stats, objective, ordered, stop)
+        return opt, wu, wv, threshold, value, n_swaps, done
+    ordered[2] = c_u
+    if c_v == 0:
+        return sweep_pair_missing(u, v, stats, objective, ordered, stop)
+    if c_u * c_v > 0:
+        return sweep_pair_missing(u, v, stats, objective, ordered, stop, 0.0, np.inf)
+    return sweep_pair_missing(u, v, stats, objective, ordered, stop, -np.inf, 0.0)
 
 
 Split2D = namedtuple("Split2D", ["value", "weights", "threshold", "left", "optimum",
@@ -856,11 +949,14 @@ def _custom_sweep_pair():
 
 # ------------------------------------------------------- all pairs of a node
 @njit(parallel=True, **NUMBA_OPTS)
-def sweep_search(Z, pair_j, pair_k, stats, objective, params, stop):
+def sweep_search(Z, pair_j, pair_k, stats, objective, params, stop, cst, lower, upper):
     """:func:`sweep_pair` on every pair ``(Z[:, pair_j[q]], Z[:, pair_k[q]])``, in parallel.
 
     ``objective`` is a built-in code (:func:`builtin_objective`). NaN in ``Z``
     are missing values, held aside per pair (:func:`sweep_pair_missing`).
+    ``cst`` is the monotonic constraint of every column of ``Z`` (empty: none)
+    and ``lower``, ``upper`` the node's bounds: a pair with a constrained
+    column is swept over its admissible partitions (:func:`sweep_constrained`).
 
     Each pair writes only its own slots, so the results do not depend on the
     number of threads.
@@ -882,7 +978,10 @@ def sweep_search(Z, pair_j, pair_k, stats, objective, params, stop):
             continue
         u = np.ascontiguousarray(Z[:, pair_j[q]])
         v = np.ascontiguousarray(Z[:, pair_k[q]])
-        opt, a, b, _, _, sw, done = sweep_pair_missing(u, v, stats, objective, params, stop)
+        c_u = cst[pair_j[q]] if cst.shape[0] > 0 else 0
+        c_v = cst[pair_k[q]] if cst.shape[0] > 0 else 0
+        opt, a, b, _, _, sw, done = sweep_constrained(u, v, c_u, c_v, stats, objective, params,
+                                                      lower, upper, stop)
         optimum[q] = opt
         wu[q] = a
         wv[q] = b

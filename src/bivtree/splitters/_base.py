@@ -14,6 +14,7 @@ import numpy as np
 
 from .._config import DTYPE, ITYPE
 from .._validation import check_params
+from ..constraints import NO_CONSTRAINTS, UNBOUNDED, SplitConstraints
 from ..tree import slot_masks
 
 #: name -> splitter class; filled by :func:`register`.
@@ -55,6 +56,9 @@ class SplitData:
     min_weight_leaf : float
     has_missing : bool
         Whether ``X`` holds a missing value (NaN) among the fitted samples.
+    constraints : SplitConstraints
+        The fit's monotonic and interaction constraints, by column of ``X``
+        (:mod:`bivtree.constraints`); none by default.
     """
 
     X: np.ndarray
@@ -66,6 +70,7 @@ class SplitData:
     min_samples_leaf: int = 1
     min_weight_leaf: float = 0.0
     has_missing: bool = False
+    constraints: SplitConstraints = NO_CONSTRAINTS
 
     @property
     def n_features(self):
@@ -180,6 +185,10 @@ class Splitter:
     #: (``"feature_names"``: the estimator's ``feature_names_in_``); a key of
     #: ``splitter_options`` overrides them.
     estimator_params = ()
+    #: whether the search honours ``data.constraints`` (only admissible pairs, only
+    #: admissible splits for the node's ``bounds``); the estimators refuse
+    #: ``monotonic_cst`` and ``interaction_cst`` for a splitter that does not.
+    supports_constraints = False
 
     def __init__(self, **options):
         check_params(f"the {self.name!r} splitter", options, self._parameter_constraints)
@@ -194,7 +203,7 @@ class Splitter:
         """
         return n_features * (n_features - 1) // 2
 
-    def find_split(self, data, samples, features):
+    def find_split(self, data, samples, features, bounds=UNBOUNDED):
         """Best split of ``samples`` among ``features``, or ``None``.
 
         Parameters
@@ -204,6 +213,11 @@ class Splitter:
             Training-sample ids at the node.
         features : ndarray of int64
             Candidate features (sorted), drawn by ``max_features``.
+        bounds : NodeBounds, default=UNBOUNDED
+            The node's value bounds under monotonic constraints; growth passes
+            them only to a splitter with ``supports_constraints``, and only for a
+            fit with monotonic constraints (a splitter without constraints may
+            leave the argument out).
 
         Returns
         -------

@@ -58,6 +58,7 @@ from .. import _memory
 from .._config import ITYPE, NUMBA_OPTS
 from .._kernels.scan import ALL_KNOWN_LEFT, gather_node, scan_values
 from .._kernels.traversal import MAX_CATEGORY
+from ..constraints import UNBOUNDED
 from ..tree import (
     MASK_DTYPE,
     categories_to_mask,
@@ -391,11 +392,15 @@ class _IndicatorSearch:
             columns[:, d + j] = indicator_values(data.X[:, f], mask)
         self.data = data
         self.n_features = d
+        # an indicator column is its categorical feature to the constraints (an
+        # interaction group holding the feature holds its indicators)
+        sources = np.concatenate([np.arange(d, dtype=ITYPE), self.feature])
         self.search = SplitData(
             X=columns, labels=data.labels,
             targets=data.targets, sample_weight=data.sample_weight, n_classes=data.n_classes,
             criterion=data.criterion, min_samples_leaf=data.min_samples_leaf,
-            min_weight_leaf=data.min_weight_leaf, has_missing=data.has_missing)
+            min_weight_leaf=data.min_weight_leaf, has_missing=data.has_missing,
+            constraints=data.constraints.for_columns(sources))
         self._of_feature = {int(f): np.flatnonzero(self.feature == f) + self.n_features
                             for f in np.unique(self.feature)}
 
@@ -484,18 +489,22 @@ class WithCategories:
                             if self.indicator_pairs else None)
         self.splitter.prepare(data if self._indicators is None else self._indicators.search)
 
-    def find_split(self, data, samples, features):
+    def find_split(self, data, samples, features, bounds=UNBOUNDED):
         features = np.asarray(features, dtype=ITYPE)
         is_cat = self.is_categorical_[features]
         numeric = features[~is_cat]
         indicators = self._indicators
+        # the node's bounds reach the wrapped splitter only when growth gives them (a fit
+        # with monotonic constraints, whose splitters take them)
+        extra = () if bounds is UNBOUNDED else (bounds,)
         if indicators is not None and indicators.data is data:
             searched = np.concatenate([numeric, indicators.columns_of(features[is_cat])])
             best = (indicators.stored(self.splitter.find_split(indicators.search, samples,
-                                                               searched))
+                                                               searched, *extra))
                     if searched.size else None)
         else:
-            best = self.splitter.find_split(data, samples, numeric) if numeric.size else None
+            best = (self.splitter.find_split(data, samples, numeric, *extra) if numeric.size
+                    else None)
         tolerance = BEATS_TOLERANCE * max(float(data.sample_weight[samples].sum()), 1.0)
         for f in features[is_cat]:
             split = best_subset_split(data, samples, int(f))

@@ -67,6 +67,15 @@ Missing values (NaN): every scan scores the samples missing a feature of the
 candidate on both sides (:mod:`bivtree._kernels.scan`), scalings use the known
 values, and a coarse angle of a pair with missing values is ranked by the exact
 scan rather than the histogram.
+
+Constraints (:mod:`bivtree.constraints`): the univariate search is exact among
+the admissible cuts; only the pairs the interaction groups allow are scanned
+(screened as before, then the disallowed pairs dropped); a pair of two
+monotonically constrained features spreads its coarse angles over the
+directions whose signs agree (a quarter-turn of the scaled plane), and every
+scan keeps the cuts its rule's order admits within the node's bounds. A fit
+with monotonic constraints takes the one-step search everywhere: the
+lookahead's subtrees would need the bounds of nodes not grown yet.
 """
 
 import hashlib
@@ -84,6 +93,7 @@ from .._kernels.pair_scaling import NodeScaling, node_min_max_scaling
 from .._kernels.traversal import split_node_samples
 from .._threads import CHUNK_WORK, check_interrupt, threads_for_work
 from .._validation import Integral, Interval, Options, check_params
+from ..constraints import UNBOUNDED
 from ._base import BEATS_TOLERANCE, Splitter, make_split, register
 from ._pairs import best_direction_split, bivariate_if_better, finish_bivariate
 from .orientations import orientation_directions
@@ -220,10 +230,22 @@ def _ranked_refined(found, has_univariate, u_objective):
 
 
 @njit(**NUMBA_OPTS)
+def allowed_pairs(pair_j, pair_k, allowed):
+    """The pairs ``allowed`` (an interaction matrix; shape ``(0, 0)``: every pair) lets share
+    a test, in their order."""
+    if allowed.shape[0] == 0:
+        return pair_j, pair_k
+    keep = np.empty(pair_j.shape[0], dtype=np.bool_)
+    for q in range(pair_j.shape[0]):
+        keep[q] = allowed[pair_j[q], pair_k[q]]
+    return pair_j[keep], pair_k[keep]
+
+
+@njit(**NUMBA_OPTS)
 def focused_node_search(X, samples, features, labels, targets, sample_weight, n_classes,
                         criterion, min_samples_leaf, min_weight_leaf, n_directions,
                         exhaustive_work, screen, n_anchors, n_coarse, n_bins, n_refine,
-                        n_rounds, n_candidates):
+                        n_rounds, n_candidates, cst, lower, upper, allowed):
     """The one-step search of a node scanned whole, in one compiled call.
 
     Steps 1 and 3 of the module's search on all of ``samples``, and the choice
@@ -233,6 +255,9 @@ def focused_node_search(X, samples, features, labels, targets, sample_weight, n_
     :func:`~bivtree.splitters._pairs.bivariate_if_better`): a node's Python only
     builds the splits. Each call into compiled code and each line of Python is
     time during which a fit's other growing threads may wait for the GIL.
+    ``cst``, ``lower``, ``upper`` and ``allowed`` are the constraints (the
+    monotonic constraint of every feature, the node's bounds, the interaction
+    matrix; see the module).
 
     Returns
     -------
@@ -250,7 +275,7 @@ def focused_node_search(X, samples, features, labels, targets, sample_weight, n_
     n = samples.shape[0]
     proxies, thresholds, base, missing = univariate_search(
         X, samples, features, labels, targets, sample_weight, n_classes, criterion,
-        min_samples_leaf, min_weight_leaf)
+        min_samples_leaf, min_weight_leaf, cst, lower, upper)
     offset, inv_scale = node_min_max_scaling(X, samples, features)
     # the best univariate split: the first maximum (lowest feature on ties)
     u_best = np.argmax(proxies) if proxies.shape[0] > 0 else 0
@@ -269,12 +294,14 @@ def focused_node_search(X, samples, features, labels, targets, sample_weight, n_
         return True, _no_candidates(0), 0, cuts, base, scaling
     pair_j, pair_k = screened_pairs(features, proxies, inv_scale, screen,
                                     min(n_anchors, n_varying))
+    pair_j, pair_k = allowed_pairs(pair_j, pair_k, allowed)
     if pair_j.shape[0] == 0:
         ranked, beats = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
     else:
         found = coarse_to_fine_search(X, samples, pair_j, pair_k, inv_scale, n_coarse, n_bins,
                                       n_rounds, n_refine, labels, targets, sample_weight,
-                                      n_classes, criterion, min_samples_leaf, min_weight_leaf)
+                                      n_classes, criterion, min_samples_leaf, min_weight_leaf,
+                                      cst, lower, upper)
         ranked, beats = _ranked_refined(found, has_univariate, u_objective)
     out = _no_candidates(ranked.shape[0] + 2)
     # first the best split: the best refined candidate if it beats the univariate split
@@ -357,6 +384,7 @@ class AutoSplitter(Splitter):
     max_node_features = 2
     searches_pairs = True
     parallel_subtrees = True
+    supports_constraints = True
     _parameter_constraints: ClassVar[dict] = {
         "n_orientations": [Interval(Integral, 1, None, closed="left")],
         "exhaustive_work": [Interval(Integral, 0, None, closed="left")],
@@ -439,9 +467,10 @@ class AutoSplitter(Splitter):
             return 0
         return min(256, max(self.n_bins, n // 16))
 
-    def find_split(self, data, samples, features):
-        if samples.shape[0] > self.lookahead_samples or data.criterion == SQUARED_ERROR:
-            return self._search(data, samples, features)[0]
+    def find_split(self, data, samples, features, bounds=UNBOUNDED):
+        if (samples.shape[0] > self.lookahead_samples or data.criterion == SQUARED_ERROR
+                or data.constraints.has_monotonic):
+            return self._search(data, samples, features, bounds=bounds)[0]
         candidates = self._candidates(data, samples, features)
         if self.lookahead_candidates:
             candidates = candidates[:self.lookahead_candidates]
@@ -556,7 +585,7 @@ class AutoSplitter(Splitter):
             pending += 2
         return leaves
 
-    def _search(self, data, samples, features, n_candidates=1):
+    def _search(self, data, samples, features, n_candidates=1, bounds=UNBOUNDED):
         """The one-step search's first ``n_candidates`` candidates, best first (0: all).
 
         The candidates are the best split, then the other refined bivariate
@@ -565,9 +594,11 @@ class AutoSplitter(Splitter):
         the node has no valid split. A node scanned whole in one compiled call
         (most nodes) is searched by :func:`focused_node_search`; a large one in
         parts, so that Ctrl-C stops the fit soon and its directions are chosen on
-        a spread of its samples.
+        a spread of its samples. ``bounds``: the node's, under monotonic
+        constraints.
         """
         n, n_features = samples.shape[0], features.shape[0]
+        constraints = data.constraints
         screen = self._screen_size(n)
         work = n * self._focused_work(n_features, screen)
         if (n <= self.max_scan_samples and n * n_features <= CHUNK_WORK
@@ -580,7 +611,8 @@ class AutoSplitter(Splitter):
                     data.min_weight_leaf, self.dir_a.size,
                     min(self.exhaustive_work, _INT64_MAX), screen,
                     min(self.n_anchors, n_features), self.n_coarse, self._coarse_bins(n),
-                    self.n_refine, self.n_rounds, n_candidates)
+                    self.n_refine, self.n_rounds, n_candidates, constraints.monotonic,
+                    bounds.lower, bounds.upper, constraints.allowed)
             if not exhaustive:
                 return self._found_splits(found, n_pairs)
             # the exhaustive search is cheaper (a few varying features)
@@ -588,7 +620,7 @@ class AutoSplitter(Splitter):
             scaling = NodeScaling(scaling[0], scaling[1])
         else:
             with threads_for_work(n * features.shape[0]):
-                cuts = univariate_cuts(data, samples, features)
+                cuts = univariate_cuts(data, samples, features, bounds)
                 scaling = node_min_max_scaling(data.X, samples, features)
         univariate = univariate_split_from_cuts(cuts, features)
         n_varying = int(np.count_nonzero(scaling.inv_scale[features] > 0))
@@ -597,15 +629,16 @@ class AutoSplitter(Splitter):
         if exhaustive <= focused or n * exhaustive <= self.exhaustive_work:
             with threads_for_work(n * exhaustive):
                 best = best_direction_split(data, samples, features, univariate, self.dir_a,
-                                            self.dir_b, scaling.offset, scaling.inv_scale)
+                                            self.dir_b, scaling.offset, scaling.inv_scale,
+                                            bounds)
             return with_univariate([best], univariate, n_candidates)
         # (more anchors than features is every feature: kept within the kernel's integers)
-        pair_j, pair_k = screened_pairs(features, cuts.proxies, scaling.inv_scale, screen,
-                                        min(self.n_anchors, n_varying))
+        pair_j, pair_k = constraints.allowed_pairs(*screened_pairs(
+            features, cuts.proxies, scaling.inv_scale, screen, min(self.n_anchors, n_varying)))
         rows = spread_rows(samples, self.max_scan_samples)
         with threads_for_work(rows.shape[0] * focused):
             return self._coarse_to_fine(data, samples, rows, pair_j, pair_k, univariate,
-                                        scaling.inv_scale, n_candidates)
+                                        scaling.inv_scale, n_candidates, bounds)
 
     @staticmethod
     def _found_splits(found, n_pairs):
@@ -646,7 +679,7 @@ class AutoSplitter(Splitter):
             n_pairs=int(pair_j.size), angle=math.degrees(found.angles[c]))
 
     def _coarse_to_fine(self, data, samples, rows, pair_j, pair_k, univariate, inv_scale,
-                        n_candidates=1):
+                        n_candidates=1, bounds=UNBOUNDED):
         """``[best]`` of ``univariate`` and the refined directions of ``(pair_j, pair_k)``.
 
         With ``n_candidates`` other than 1, the other refined candidates that
@@ -659,7 +692,8 @@ class AutoSplitter(Splitter):
             data.X, rows, pair_j, pair_k, inv_scale, self.n_coarse,
             self._coarse_bins(rows.shape[0]), self.n_rounds,
             self.n_refine, data.labels, data.targets, data.sample_weight, data.n_classes,
-            data.criterion, data.min_samples_leaf, data.min_weight_leaf)
+            data.criterion, data.min_samples_leaf, data.min_weight_leaf,
+            data.constraints.monotonic, bounds.lower, bounds.upper)
         # best refined proxy first; ties keep the coarse order (pair index)
         ranked = np.argsort(-found.proxies, kind="stable")
         ranked = ranked[np.isfinite(found.proxies[ranked])]
@@ -674,7 +708,8 @@ class AutoSplitter(Splitter):
             if whole:
                 return self._refined_split(found, c, pair_j, pair_k, against)
             return finish_bivariate(data, samples, against, found.pairs[c], pair_j, pair_k,
-                                    dir_a, dir_b, c, inv_scale, n_pairs=int(pair_j.size),
+                                    dir_a, dir_b, c, inv_scale, bounds,
+                                    n_pairs=int(pair_j.size),
                                     angle=float(np.degrees(found.angles[c])))
 
         best, best_c = univariate, -1

@@ -10,10 +10,16 @@ univariate one. The winning test is transformed back to the original units
 Missing values (NaN): the scaling is that of the known values; the samples
 missing a feature of a test go, together, to its better side (every cut of the
 known projections times the side of the missing samples is scored).
+
+Constraints: only the pairs the interaction groups allow are tested; of a pair
+of two monotonically constrained features only the sum (same senses) or the
+difference (opposite senses) is admissible, and every test keeps the cuts its
+order admits.
 """
 
 import numpy as np
 
+from ..constraints import UNBOUNDED
 from ._base import Splitter, register
 from ._pairs import best_direction_split
 from .univariate import best_univariate_split
@@ -30,6 +36,7 @@ class DiagonalSplitter(Splitter):
     parallel_subtrees = True
     max_node_features = 2
     searches_pairs = True
+    supports_constraints = True
 
     def prepare(self, data):
         # the scaling of the training set the tree is grown on: the samples of
@@ -44,8 +51,8 @@ class DiagonalSplitter(Splitter):
         with np.errstate(divide="ignore"):
             self.inv_scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
 
-    def find_split(self, data, samples, features):
+    def find_split(self, data, samples, features, bounds=UNBOUNDED):
         # no valid univariate cut does not rule out a bivariate one
-        univariate = best_univariate_split(data, samples, features)
+        univariate = best_univariate_split(data, samples, features, bounds)
         return best_direction_split(data, samples, features, univariate, _DIR_A, _DIR_B,
-                                    self.offset, self.inv_scale)
+                                    self.offset, self.inv_scale, bounds)

@@ -41,6 +41,15 @@ objective, missing side included, ranks the pairs, and the re-scan of the
 winner stores the side. A pair without missing rows climbs exactly as without
 NaN. The search stays a heuristic: a direction that is best for the complete
 rows need not be best once the missing rows are placed.
+
+**Constraints** (:mod:`bivtree.constraints`). Only the ordered pairs the
+interaction groups allow climb. Under monotonic constraints the climb starts
+from the best *admissible* split on ``z_i``, and a step (or a rescaled
+threshold) is taken only if its partition is admissible: the signs of the
+coefficients after the step must agree on the constrained features
+(:func:`~bivtree._kernels.constraints.term_order`), and an ordered partition's
+children must be in order within the node's bounds. The climb therefore never
+leaves the admissible splits, and the winner is re-scanned under them.
 """
 
 from typing import ClassVar
@@ -49,9 +58,11 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import ITYPE, NUMBA_OPTS, SQUARED_ERROR
+from .._kernels.constraints import CONFLICT, side_value, term_order, values_admissible
 from .._kernels.criteria import impurity_of, midpoint_threshold, node_totals
 from .._kernels.scan import gather_node, scan_values
 from .._validation import Integral, Interval, Real, check_params
+from ..constraints import UNBOUNDED
 from ._base import Splitter, register
 from ._pairs import finish_bivariate
 from .univariate import best_univariate_split
@@ -68,14 +79,36 @@ def _valid(n_left, n_right, w_left, w_right, min_samples_leaf, min_weight_leaf):
             and w_left > 0.0 and w_right > 0.0)
 
 
+@njit(inline="always", **NUMBA_OPTS)
+def _pair_order(c_i, c_j, a_i, a_j):
+    """Order of the children of ``a_i z_i + a_j z_j <= T`` for features constrained by
+    ``c_i``, ``c_j`` (``z`` scales each feature by a positive factor)."""
+    return term_order(term_order(0, c_i, a_i), c_j, a_j)
+
+
+@njit(inline="always", **NUMBA_OPTS)
+def _sides_admissible(order, lower, upper, criterion, left, w_left, t_left, right, w_right,
+                      t_right):
+    """Whether sides of these totals respect ``order`` within ``[lower, upper]``."""
+    if order == 0:
+        return True
+    if order == CONFLICT:
+        return False
+    return values_admissible(order, lower, upper, side_value(criterion, left, w_left, t_left),
+                             side_value(criterion, right, w_right, t_right))
+
+
 @njit(**NUMBA_OPTS)
 def partition_objective(values, threshold, node_labels, node_targets, node_weight, criterion,
-                        min_samples_leaf, min_weight_leaf, left, right):
+                        min_samples_leaf, min_weight_leaf, left, right, order=0,
+                        lower=-np.inf, upper=np.inf):
     """``G = w_L i(L) + w_R i(R)`` of the partition ``values <= threshold``.
 
     Returns ``inf`` when the partition is not a valid split (a side with too
-    few samples or too little weight). ``left`` and ``right`` are scratch
-    buffers of length ``n_classes``.
+    few samples or too little weight) or, for a partition whose children must
+    have ``order`` (monotonic constraints), when they do not within
+    ``[lower, upper]``. ``left`` and ``right`` are scratch buffers of length
+    ``n_classes``.
     """
     left[:] = 0.0
     right[:] = 0.0
@@ -107,18 +140,25 @@ def partition_objective(values, threshold, node_labels, node_targets, node_weigh
     if not _valid(n_left, values.shape[0] - n_left, w_left, w_right, min_samples_leaf,
                   min_weight_leaf):
         return np.inf
+    if not _sides_admissible(order, lower, upper, criterion, left, w_left, t_left, right,
+                             w_right, t_right):
+        return np.inf
     return (w_left * impurity_of(left, w_left, t_left, q_left, criterion)
             + w_right * impurity_of(right, w_right, t_right, q_right, criterion))
 
 
 @njit(**NUMBA_OPTS)
 def best_coordinate_step(v, threshold, z, gamma, node_labels, node_targets, node_weight,
-                         criterion, min_samples_leaf, min_weight_leaf, left, right):
+                         criterion, min_samples_leaf, min_weight_leaf, left, right, c_i=0,
+                         c_j=0, a_i=1.0, a_j=0.0, coord=0, lower=-np.inf, upper=np.inf):
     """Best ``delta`` for the test ``v - delta (z + gamma) <= threshold``.
 
     ``delta`` ranges over the midpoints between consecutive distinct values of
     ``u = (v - threshold) / (z + gamma)`` (samples with ``z + gamma == 0`` keep
-    their side). Ties go to the smallest ``delta``.
+    their side). Ties go to the smallest ``delta``. Under monotonic constraints
+    (``c_i``, ``c_j`` of the pair's features, ``v = a_i z_i + a_j z_j``, the
+    step on coordinate ``coord``; ``lower``, ``upper`` the node's bounds) a
+    ``delta`` is a candidate only if the test it makes is admissible.
 
     Returns
     -------
@@ -197,15 +237,26 @@ def best_coordinate_step(v, threshold, z, gamma, node_labels, node_targets, node
         g = (w_left * impurity_of(left, w_left, t_left, q_left, criterion)
              + w_right * impurity_of(right, w_right, t_right, q_right, criterion))
         if g < best:
-            best = g
-            best_delta = midpoint_threshold(lo, hi)
+            delta = midpoint_threshold(lo, hi)
+            # the coefficients after the step decide the order the children must have
+            sense = _pair_order(c_i, c_j, a_i - delta if coord == 0 else a_i,
+                                a_j - delta if coord == 1 else a_j)
+            if _sides_admissible(sense, lower, upper, criterion, left, w_left, t_left,
+                                 right, w_right, t_right):
+                best = g
+                best_delta = delta
     return best, best_delta
 
 
 @njit(**NUMBA_OPTS)
 def climb_pair(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets, node_weight,
-               counts, w_total, t_sum, criterion, min_samples_leaf, min_weight_leaf):
+               counts, w_total, t_sum, criterion, min_samples_leaf, min_weight_leaf, c_i=0,
+               c_j=0, lower=-np.inf, upper=np.inf):
     """Hill climbing of ``a_i z_i + a_j z_j <= T`` from the best split on ``z_i``.
+
+    ``c_i``, ``c_j``: the monotonic constraints of the two features, ``lower``
+    and ``upper`` the node's bounds: every partition the climb starts from or
+    steps to is admissible under them (see the module).
 
     Returns
     -------
@@ -220,14 +271,14 @@ def climb_pair(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets
     right = np.empty(n_classes)
     proxy, threshold, _ = scan_values(zi, node_labels, node_targets, node_weight, criterion,
                                    counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
-                                   left, right)
+                                   left, right, c_i, lower, upper)
     if proxy == -np.inf:
         return np.inf, 1.0, 0.0, 0.0, 0
     a_i = 1.0
     a_j = 0.0
     v = zi.copy()
     g = partition_objective(v, threshold, node_labels, node_targets, node_weight, criterion,
-                            min_samples_leaf, min_weight_leaf, left, right)
+                            min_samples_leaf, min_weight_leaf, left, right, c_i, lower, upper)
     trial = np.empty(n)
     n_cycles = 0
     for cycle in range(max_cycles):
@@ -241,7 +292,8 @@ def climb_pair(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets
             for h in range(gammas.shape[0]):
                 gh, dh = best_coordinate_step(v, threshold, z, gammas[h], node_labels,
                                               node_targets, node_weight, criterion,
-                                              min_samples_leaf, min_weight_leaf, left, right)
+                                              min_samples_leaf, min_weight_leaf, left, right,
+                                              c_i, c_j, a_i, a_j, coord, lower, upper)
                 if gh < step_g:
                     step_g = gh
                     step_delta = dh
@@ -258,7 +310,7 @@ def climb_pair(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets
             # becomes really partitions better (rounding can differ at a midpoint)
             g_new = partition_objective(trial, t_new, node_labels, node_targets, node_weight,
                                         criterion, min_samples_leaf, min_weight_leaf, left,
-                                        right)
+                                        right, _pair_order(c_i, c_j, b_i, b_j), lower, upper)
             if g_new < g:
                 a_i = b_i
                 a_j = b_j
@@ -272,16 +324,17 @@ def climb_pair(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets
         a_j /= s
         for p in range(n):
             trial[p] = a_i * zi[p] + a_j * zj[p]
+        order = _pair_order(c_i, c_j, a_i, a_j)
         proxy, t_scan, _ = scan_values(trial, node_labels, node_targets, node_weight, criterion,
                                     counts, w_total, t_sum, min_samples_leaf, min_weight_leaf,
-                                    left, right)
+                                    left, right, order, lower, upper)
         if proxy > -np.inf:
             g_scan = partition_objective(trial, t_scan, node_labels, node_targets, node_weight,
                                          criterion, min_samples_leaf, min_weight_leaf, left,
-                                         right)
+                                         right, order, lower, upper)
             g_old = partition_objective(trial, threshold / s, node_labels, node_targets,
                                         node_weight, criterion, min_samples_leaf,
-                                        min_weight_leaf, left, right)
+                                        min_weight_leaf, left, right, order, lower, upper)
             if g_scan <= g_old:
                 threshold = t_scan
                 g = g_scan
@@ -300,7 +353,7 @@ def climb_pair(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets
 @njit(**NUMBA_OPTS)
 def climb_pair_missing(zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets,
                        node_weight, counts, w_total, t_sum, criterion, min_samples_leaf,
-                       min_weight_leaf):
+                       min_weight_leaf, c_i=0, c_j=0, lower=-np.inf, upper=np.inf):
     """:func:`climb_pair` when ``zi`` or ``zj`` holds NaN (missing values).
 
     The climb runs on the complete rows (their own totals); the final direction
@@ -328,7 +381,8 @@ def climb_pair_missing(zi, zj, gammas, tol_weight, max_cycles, node_labels, node
                                   sub_counts)
     g, a_i, a_j, _, n_cycles = climb_pair(
         zi[keep], zj[keep], gammas, tol_weight, max_cycles, sub_labels, sub_targets,
-        sub_weight, sub_counts, sub_w, sub_t, criterion, min_samples_leaf, min_weight_leaf)
+        sub_weight, sub_counts, sub_w, sub_t, criterion, min_samples_leaf, min_weight_leaf,
+        c_i, c_j, lower, upper)
     if not g < np.inf:
         return np.inf, 1.0, 0.0, 0.0, n_cycles
     values = np.empty(n)
@@ -336,9 +390,10 @@ def climb_pair_missing(zi, zj, gammas, tol_weight, max_cycles, node_labels, node
         values[p] = a_i * zi[p] + a_j * zj[p]  # NaN where a feature is missing
     left = np.empty(n_classes)
     right = np.empty(n_classes)
+    order = _pair_order(c_i, c_j, a_i, a_j)
     proxy, threshold, missing_left = scan_values(
         values, node_labels, node_targets, node_weight, criterion, counts, w_total, t_sum,
-        min_samples_leaf, min_weight_leaf, left, right)
+        min_samples_leaf, min_weight_leaf, left, right, order, lower, upper)
     if proxy == -np.inf:
         return np.inf, a_i, a_j, 0.0, n_cycles
     # the partition the scan chose, scored with the climb's arithmetic: the missing rows
@@ -348,15 +403,19 @@ def climb_pair_missing(zi, zj, gammas, tol_weight, max_cycles, node_labels, node
         if np.isnan(values[p]):
             values[p] = side
     g = partition_objective(values, threshold, node_labels, node_targets, node_weight,
-                            criterion, min_samples_leaf, min_weight_leaf, left, right)
+                            criterion, min_samples_leaf, min_weight_leaf, left, right, order,
+                            lower, upper)
     return g, a_i, a_j, threshold, n_cycles
 
 
 @njit(parallel=True, **NUMBA_OPTS)
 def hillclimb_search(X, samples, first, second, offset, inv_scale, labels, targets,
                      sample_weight, n_classes, criterion, min_samples_leaf, min_weight_leaf,
-                     gammas, tol, max_cycles):
+                     gammas, tol, max_cycles, cst, lower, upper):
     """BIT1 on every ordered pair ``(first[q], second[q])``.
+
+    ``cst`` is the monotonic constraint of every feature (empty: none) and
+    ``lower``, ``upper`` the node's bounds.
 
     Returns
     -------
@@ -388,16 +447,18 @@ def hillclimb_search(X, samples, first, second, offset, inv_scale, labels, targe
             zj[p] = (X[s, j] - offset[j]) * inv_scale[j]
             if np.isnan(zi[p]) or np.isnan(zj[p]):
                 n_missing += 1
+        c_i = cst[i] if cst.shape[0] > 0 else 0
+        c_j = cst[j] if cst.shape[0] > 0 else 0
         if n_missing == 0:
             g, a_i, a_j, t, nc = climb_pair(zi, zj, gammas, tol_weight, max_cycles,
                                             node_labels, node_targets, node_weight, counts,
                                             w_total, t_sum, criterion, min_samples_leaf,
-                                            min_weight_leaf)
+                                            min_weight_leaf, c_i, c_j, lower, upper)
         else:
             g, a_i, a_j, t, nc = climb_pair_missing(
                 zi, zj, gammas, tol_weight, max_cycles, node_labels, node_targets,
                 node_weight, counts, w_total, t_sum, criterion, min_samples_leaf,
-                min_weight_leaf)
+                min_weight_leaf, c_i, c_j, lower, upper)
         objectives[q] = g
         coefs[q, 0] = a_i
         coefs[q, 1] = a_j
@@ -486,6 +547,7 @@ class HillClimbSplitter(Splitter):
     name = "hillclimb"
     max_node_features = 2
     searches_pairs = True
+    supports_constraints = True
     _parameter_constraints: ClassVar[dict] = {
         "tol": [Interval(Real, 0.0, None, closed="left")],
         "max_cycles": [Interval(Integral, 1, None, closed="left")],
@@ -512,19 +574,21 @@ class HillClimbSplitter(Splitter):
         self.gammas = np.ascontiguousarray(gam)
         self.min_relative_improvement = float(min_relative_improvement)
 
-    def find_split(self, data, samples, features):
-        univariate = best_univariate_split(data, samples, features)
+    def find_split(self, data, samples, features, bounds=UNBOUNDED):
+        univariate = best_univariate_split(data, samples, features, bounds)
         if univariate is None:
             return None
         offset, inv_scale = node_median_iqr_scaling(data.X, samples, features,
                                                     data.sample_weight)
-        first, second = ordered_pairs(features[inv_scale[features] > 0])
+        first, second = data.constraints.allowed_pairs(
+            *ordered_pairs(features[inv_scale[features] > 0]))
         if first.size == 0:
             return univariate
         objectives, coefs, _, cycles = hillclimb_search(
             data.X, samples, first, second, offset, inv_scale, data.labels, data.targets,
             data.sample_weight, data.n_classes, data.criterion, data.min_samples_leaf,
-            data.min_weight_leaf, self.gammas, self.tol, self.max_cycles)
+            data.min_weight_leaf, self.gammas, self.tol, self.max_cycles,
+            data.constraints.monotonic, bounds.lower, bounds.upper)
         # a pair whose climb zeroed a coefficient ended on a univariate test,
         # which the exact univariate search already covers
         bivariate = np.isfinite(objectives) & (coefs[:, 0] != 0.0) & (coefs[:, 1] != 0.0)
@@ -537,7 +601,8 @@ class HillClimbSplitter(Splitter):
             i, j, a, b = j, i, b, a
         split = finish_bivariate(
             data, samples, univariate, 0, np.array([i]), np.array([j]), np.array([a]),
-            np.array([b]), 0, inv_scale, n_pairs=int(first.size), cycles=int(cycles[best]))
+            np.array([b]), 0, inv_scale, bounds, n_pairs=int(first.size),
+            cycles=int(cycles[best]))
         if split is univariate or self.min_relative_improvement == 0.0:
             return split
         gain = univariate.objective - split.objective

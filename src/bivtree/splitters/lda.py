@@ -43,6 +43,17 @@ or, through :class:`GainCuts`, the paper's gains. A categorical candidate
 orders the known categories and scans the missing samples on both sides too.
 Without NaN nothing changes.
 
+**Constraints** (:mod:`bivtree.constraints`). With interaction groups the
+features of a test are chosen greedily in the order of their contributions
+(equation 6) among those sharing a group with every one chosen before
+(:meth:`~bivtree.constraints.SplitConstraints.compatible`), then the direction
+is recomputed on them, also with ``n_split_features=None`` (MUST-F). Under
+monotonic constraints every threshold is the best admissible one (its
+children in the order the rule's signs require, within the node's bounds, for
+the tree's criterion and the paper's gains alike); a discriminant whose signs
+disagree on two constrained features, or that has no admissible threshold,
+gives way to the exact univariate search among the admissible cuts.
+
 Computations run on the node's features standardised by their weighted
 standard deviation: the LDA direction does not depend on the scale of the
 features, but the rank decision and the null-space solution would, and
@@ -82,6 +93,7 @@ from numba import njit, prange
 from numba.extending import overload
 
 from .._config import ITYPE, NUMBA_OPTS
+from .._kernels.constraints import CONFLICT, rule_order, values_admissible
 from .._kernels.criteria import impurity_of, midpoint_threshold, summarize_samples, xlogx
 from .._kernels.scan import (
     best_cut_missing,
@@ -93,6 +105,7 @@ from .._kernels.scan import (
 )
 from .._kernels.traversal import partition_samples, project_samples
 from .._validation import Integral, Interval, check_params
+from ..constraints import UNBOUNDED
 from ..tree import categories_to_mask, slot_masks
 from ._base import BEATS_TOLERANCE, Splitter, make_split, register
 from ._categorical import (
@@ -154,7 +167,8 @@ def score_from_counts(left, w_left, tot_counts, w_total, gain, criterion, right)
 
 @njit(**NUMBA_OPTS)
 def gain_scan(values, order, node_labels, node_weight, counts, w_total, gain, criterion,
-              min_samples_leaf, min_weight_leaf, held, held_w, n_held, n_total, last_cut):
+              min_samples_leaf, min_weight_leaf, held, held_w, n_held, n_total, last_cut,
+              monotonic=0, lower=-np.inf, upper=np.inf):
     """Best cut of the sorted ``values`` under one of the paper's gains.
 
     The left side starts with ``n_held`` samples of class weights ``held``
@@ -162,6 +176,9 @@ def gain_scan(values, order, node_labels, node_weight, counts, w_total, gain, cr
     left; none otherwise); ``n_total`` counts every sample of the node.
     ``last_cut`` allows the cut after the last sorted value (every listed
     sample left). Cuts fall between distinct values; ties go to the first.
+    ``monotonic`` (``+1``, ``-1``; ``0``: none) is the order the sides' shares
+    of the last class must have, within ``[lower, upper]``
+    (:mod:`bivtree._kernels.constraints`).
 
     Returns
     -------
@@ -192,6 +209,11 @@ def gain_scan(values, order, node_labels, node_weight, counts, w_total, gain, cr
                 or w_left < min_weight_leaf or w_right < min_weight_leaf
                 or w_left <= 0.0 or w_right <= 0.0):
             continue
+        last = n_classes - 1
+        if monotonic != 0 and not values_admissible(
+                monotonic, lower, upper, left[last] / w_left,
+                (counts[last] - left[last]) / w_right):
+            continue
         s = score_from_counts(left, w_left, counts, w_total, gain, criterion, right)
         if s > best:
             best = s
@@ -202,7 +224,8 @@ def gain_scan(values, order, node_labels, node_weight, counts, w_total, gain, cr
 class GainCuts(NamedTuple):
     """Cut objective of the paper's gains (:func:`gain_scan`): the node-local
     ``labels`` and ``weights``, the node's class ``counts`` and weight, the
-    gain and criterion codes and the leaf-size limits."""
+    gain and criterion codes, the leaf-size limits, and the monotonic ``order``
+    of the children with the node's bounds (:func:`gain_scan`)."""
 
     labels: np.ndarray
     weights: np.ndarray
@@ -212,6 +235,9 @@ class GainCuts(NamedTuple):
     criterion: int
     min_samples_leaf: int
     min_weight_leaf: float
+    order: int = 0
+    lower: float = -np.inf
+    upper: float = np.inf
 
 
 @overload(best_cut_missing)
@@ -230,11 +256,13 @@ def _best_cut_missing_of_gains(values, order, missing, cuts):
         # missing samples right first (the left side starts empty), then left
         best, pos = gain_scan(values, order, cuts.labels, cuts.weights, cuts.counts,
                               cuts.w_total, cuts.gain, cuts.criterion, cuts.min_samples_leaf,
-                              cuts.min_weight_leaf, np.zeros_like(held), 0.0, 0, n_total, True)
+                              cuts.min_weight_leaf, np.zeros_like(held), 0.0, 0, n_total, True,
+                              cuts.order, cuts.lower, cuts.upper)
         best_l, pos_l = gain_scan(values, order, cuts.labels, cuts.weights, cuts.counts,
                                   cuts.w_total, cuts.gain, cuts.criterion,
                                   cuts.min_samples_leaf, cuts.min_weight_leaf, held, held_w,
-                                  missing.shape[0], n_total, False)
+                                  missing.shape[0], n_total, False, cuts.order, cuts.lower,
+                                  cuts.upper)
         if best_l > best:
             return best_l, pos_l, True
         return best, pos, False
@@ -243,7 +271,8 @@ def _best_cut_missing_of_gains(values, order, missing, cuts):
 
 @njit(**NUMBA_OPTS)
 def best_threshold(values, node_labels, node_targets, node_weight, counts, w_total, t_sum,
-                   base, gain, criterion, min_samples_leaf, min_weight_leaf):
+                   base, gain, criterion, min_samples_leaf, min_weight_leaf, monotonic=0,
+                   lower=-np.inf, upper=np.inf):
     """Exact best cut of ``values`` (Algorithm 1): ``(score, threshold, missing_left)``,
     score ``-inf`` if none.
 
@@ -253,7 +282,8 @@ def best_threshold(values, node_labels, node_targets, node_weight, counts, w_tot
     the first cut in sorted order. NaN values are missing ones: both sides are
     tried for them and the better kept (the shared scan,
     :func:`~bivtree._kernels.scan.scan_with_missing`); ``missing_left`` is
-    False when there is none.
+    False when there is none. ``monotonic``, ``lower``, ``upper``: the order of
+    the children and the node's bounds a cut must respect (:func:`gain_scan`).
     """
     n_classes = counts.shape[0]
     left = np.empty(n_classes)
@@ -261,7 +291,7 @@ def best_threshold(values, node_labels, node_targets, node_weight, counts, w_tot
     if gain == GAIN_CRITERION:
         proxy, t, missing_left = scan_values(
             values, node_labels, node_targets, node_weight, criterion, counts, w_total, t_sum,
-            min_samples_leaf, min_weight_leaf, left, right)
+            min_samples_leaf, min_weight_leaf, left, right, monotonic, lower, upper)
         if proxy == -np.inf:
             return -np.inf, 0.0, False
         return -(base - proxy), t, missing_left
@@ -269,13 +299,13 @@ def best_threshold(values, node_labels, node_targets, node_weight, counts, w_tot
     if n_missing > 0:
         cut = scan_with_missing(values, n_missing, GainCuts(
             node_labels, node_weight, counts, w_total, gain, criterion, min_samples_leaf,
-            min_weight_leaf))
+            min_weight_leaf, np.int64(monotonic), np.float64(lower), np.float64(upper)))
         return cut.proxy, cut.threshold, cut.missing_left
     n = values.shape[0]
     order = np.argsort(values)
     best, pos = gain_scan(values, order, node_labels, node_weight, counts, w_total, gain,
                           criterion, min_samples_leaf, min_weight_leaf, np.zeros(n_classes),
-                          0.0, 0, n, False)
+                          0.0, 0, n, False, monotonic, lower, upper)
     if pos < 0:
         return best, 0.0, False
     return best, midpoint_threshold(values[order[pos]], values[order[pos + 1]]), False
@@ -519,9 +549,11 @@ def quick_estimate_search(X, samples, features, group, labels, sample_weight, n_
 
 @njit(parallel=True, **NUMBA_OPTS)
 def univariate_gain_search(X, samples, features, labels, targets, sample_weight, n_classes,
-                           gain, criterion, min_samples_leaf, min_weight_leaf):
+                           gain, criterion, min_samples_leaf, min_weight_leaf, cst, lower,
+                           upper):
     """Exact best cut of every candidate feature under ``gain``: ``(scores, thresholds,
-    missing_left)``."""
+    missing_left)``, among the admissible cuts (``cst``: the monotonic constraint of
+    every feature, empty: none; ``lower``, ``upper``: the node's bounds)."""
     node_labels, node_targets, node_weight, counts, w_total, t_sum, base = gather_node(
         samples, labels, targets, sample_weight, n_classes, criterion)
     n = samples.shape[0]
@@ -533,26 +565,34 @@ def univariate_gain_search(X, samples, features, labels, targets, sample_weight,
         values = np.empty(n)
         for p in range(n):
             values[p] = X[samples[p], features[c]]
+        order = cst[features[c]] if cst.shape[0] > 0 else 0
         scores[c], thresholds[c], missing_left[c] = best_threshold(
             values, node_labels, node_targets, node_weight, counts, w_total, t_sum, base, gain,
-            criterion, min_samples_leaf, min_weight_leaf)
+            criterion, min_samples_leaf, min_weight_leaf, order, lower, upper)
     return scores, thresholds, missing_left
 
 
 @njit(**NUMBA_OPTS)
 def rule_threshold(X, samples, features, weights, labels, targets, sample_weight, n_classes,
-                   gain, criterion, min_samples_leaf, min_weight_leaf):
+                   gain, criterion, min_samples_leaf, min_weight_leaf, cst, lower, upper):
     """Exact best threshold of a rule in original units: ``(score, threshold, missing_left)``.
 
     The projection is computed by ``project_samples`` (``project_row``), so the
-    stored rule routes the training samples exactly as scanned.
+    stored rule routes the training samples exactly as scanned. Under monotonic
+    constraints (``cst`` of every column, empty: none; the node's bounds) the
+    threshold is the best the rule's order admits, and a rule whose constrained
+    features disagree has none (score ``-inf``).
     """
+    order = rule_order(cst, features, weights)
+    if order == CONFLICT:
+        return -np.inf, 0.0, False
     node_labels, node_targets, node_weight, counts, w_total, t_sum, base = gather_node(
         samples, labels, targets, sample_weight, n_classes, criterion)
     values = np.empty(samples.shape[0])
     project_samples(X, samples, features, weights, values)
     return best_threshold(values, node_labels, node_targets, node_weight, counts, w_total,
-                          t_sum, base, gain, criterion, min_samples_leaf, min_weight_leaf)
+                          t_sum, base, gain, criterion, min_samples_leaf, min_weight_leaf,
+                          order, lower, upper)
 
 
 @njit(**NUMBA_OPTS)
@@ -659,6 +699,7 @@ class LDASplitter(Splitter):
 
     name = "lda"
     searches_pairs = False
+    supports_constraints = True
     # the discriminant needs class labels
     tasks = ("classification",)
     _parameter_constraints: ClassVar[dict] = {
@@ -706,6 +747,13 @@ class LDASplitter(Splitter):
         check_category_codes(data.X, self.categorical_, self.feature_names)
         self.is_categorical_ = np.zeros(data.n_features, dtype=bool)
         self.is_categorical_[self.categorical_] = True
+        monotonic = data.constraints.monotonic
+        if monotonic.shape[0] and np.any(monotonic[self.categorical_] != 0):
+            # a category subset has no order to respect
+            j = int(self.categorical_[np.flatnonzero(monotonic[self.categorical_] != 0)[0]])
+            raise ValueError(f"monotonic_cst constrains feature {j}, which the 'lda' splitter "
+                             "splits by category subsets (its categorical_features); "
+                             "categories have no order: set its constraint to 0")
 
     # ------------------------------------------------------------ the groups
     def node_groups(self, data, samples, numeric):
@@ -790,21 +838,44 @@ class LDASplitter(Splitter):
                           missing_left=missing_left, score=float(score), gain=self.gain,
                           **info)
 
-    def _oblique(self, data, samples, numeric, group):
+    def _oblique(self, data, samples, numeric, group, bounds=UNBOUNDED):
         """The LDA candidate on the numerical features: ``(score, Split)`` or ``None``.
 
         With missing values the discriminant is computed on the complete rows
         (of every numerical feature for the ranking, then of the selected
         ones for the direction); the threshold and the missing side are
-        scanned over every sample of the node.
+        scanned over every sample of the node. Under monotonic constraints a
+        discriminant without an admissible threshold gives way to the exact
+        univariate search (see the module).
         """
         if data.has_missing:
-            return self._oblique_complete_rows(data, samples, numeric, group)
-        mean0, mean1, scatter, std, _, _ = group_moments(
-            data.X, samples, numeric, group, data.sample_weight)
-        return self._oblique_rule(data, samples, numeric, mean0, mean1, scatter, std)
+            found = self._oblique_complete_rows(data, samples, numeric, group, bounds)
+        else:
+            mean0, mean1, scatter, std, _, _ = group_moments(
+                data.X, samples, numeric, group, data.sample_weight)
+            found = self._oblique_rule(data, samples, numeric, mean0, mean1, scatter, std,
+                                       bounds)
+        if found is None and data.constraints.has_monotonic:
+            return self._univariate(data, samples, numeric, group, False, bounds)
+        return found
 
-    def _oblique_complete_rows(self, data, samples, numeric, group):
+    def _selected(self, constraints, numeric, w, delta, scatter):
+        """Positions in ``numeric`` of the features the test keeps (sorted), or ``None``: all.
+
+        Algorithm 3: the ``n_split_features`` of largest contribution; with
+        interaction groups, greedily those sharing a group
+        (:meth:`~bivtree.constraints.SplitConstraints.compatible`).
+        """
+        s = self.n_split_features
+        if not constraints.has_interactions and (s is None or s >= numeric.size):
+            return None
+        ranked = np.argsort(-contributions(w, delta, scatter), kind="stable")
+        if not constraints.has_interactions:
+            return np.sort(ranked[:s])
+        chosen = constraints.compatible(numeric[ranked], s)
+        return np.sort(np.searchsorted(numeric, chosen))
+
+    def _oblique_complete_rows(self, data, samples, numeric, group, bounds=UNBOUNDED):
         """:meth:`_oblique` on data with missing values (see there).
 
         Where the complete rows do not hold both groups there is no discriminant:
@@ -814,27 +885,27 @@ class LDASplitter(Splitter):
         complete = ~np.isnan(data.X[np.ix_(samples, numeric)]).any(axis=1)
         moments = _complete_moments(data, samples[complete], numeric, group[complete])
         if moments is None:
-            return self._univariate(data, samples, numeric, group, quick=False)
-        if s is not None and s < numeric.size:
+            return self._univariate(data, samples, numeric, group, False, bounds)
+        if (s is not None and s < numeric.size) or data.constraints.has_interactions:
             # rank on the rows complete in every feature, then recompute the
             # direction on the rows complete in the selected ones
             keep = moments[3] > 0
             kept = numeric[keep]
-            if kept.size > s:
-                std = moments[3][keep]
-                delta = (moments[1] - moments[0])[keep] / std
-                scatter = moments[2][np.ix_(keep, keep)] / np.outer(std, std)
-                w, _ = discriminant_direction(scatter, delta)
-                chosen = np.sort(np.argsort(-contributions(w, delta, scatter),
-                                            kind="stable")[:s])
+            std = moments[3][keep]
+            delta = (moments[1] - moments[0])[keep] / std
+            scatter = moments[2][np.ix_(keep, keep)] / np.outer(std, std)
+            w, _ = discriminant_direction(scatter, delta)
+            chosen = self._selected(data.constraints, kept, w, delta, scatter)
+            if chosen is not None and chosen.size < numeric.size:
                 numeric = kept[chosen]
                 complete = ~np.isnan(data.X[np.ix_(samples, numeric)]).any(axis=1)
                 moments = _complete_moments(data, samples[complete], numeric, group[complete])
                 if moments is None:
-                    return self._univariate(data, samples, numeric, group, quick=False)
-        return self._oblique_rule(data, samples, numeric, *moments)
+                    return self._univariate(data, samples, numeric, group, False, bounds)
+        return self._oblique_rule(data, samples, numeric, *moments, bounds)
 
-    def _oblique_rule(self, data, samples, numeric, mean0, mean1, scatter, std):
+    def _oblique_rule(self, data, samples, numeric, mean0, mean1, scatter, std,
+                      bounds=UNBOUNDED):
         """The rule of the discriminant of the given group moments, and its threshold."""
         keep = std > 0
         numeric = numeric[keep]
@@ -845,11 +916,10 @@ class LDASplitter(Splitter):
         delta = (mean1 - mean0)[keep] / std
         scatter = scatter[np.ix_(keep, keep)] / np.outer(std, std)
         w, singular = discriminant_direction(scatter, delta)
-        selected = np.arange(numeric.size)
-        s = self.n_split_features
-        if s is not None and s < numeric.size:
-            contrib = contributions(w, delta, scatter)
-            selected = np.sort(np.argsort(-contrib, kind="stable")[:s])
+        selected = self._selected(data.constraints, numeric, w, delta, scatter)
+        if selected is None:
+            selected = np.arange(numeric.size)
+        elif selected.size < numeric.size:
             w, singular_s = discriminant_direction(scatter[np.ix_(selected, selected)],
                                                    delta[selected])
             singular = singular or singular_s
@@ -862,18 +932,20 @@ class LDASplitter(Splitter):
         score, threshold, missing_left = rule_threshold(
             data.X, samples, features, weights, data.labels, data.targets, data.sample_weight,
             data.n_classes, self.gain_code, data.criterion, data.min_samples_leaf,
-            data.min_weight_leaf)
+            data.min_weight_leaf, data.constraints.monotonic, bounds.lower, bounds.upper)
         if score == -np.inf:
             return None
         return score, self._make(data, samples, features, weights, threshold, score,
                                  missing_left=missing_left, kind="lda",
                                  singular=bool(singular))
 
-    def _univariate(self, data, samples, numeric, group, quick):
-        """MUST-1 (``quick``: Algorithm 4) or the exact univariate search."""
+    def _univariate(self, data, samples, numeric, group, quick, bounds=UNBOUNDED):
+        """MUST-1 (``quick``: Algorithm 4) or the exact univariate search (thresholds
+        admissible at a node of ``bounds``)."""
         if numeric.size == 0:
             return None
         kind = "exact"
+        cst = data.constraints.monotonic
         if quick:
             est_scores, _ = quick_estimate_search(
                 data.X, samples, numeric, group, data.labels, data.sample_weight,
@@ -885,16 +957,20 @@ class LDASplitter(Splitter):
                 scores, thresholds, missing_left = univariate_gain_search(
                     data.X, samples, numeric[best:best + 1], data.labels, data.targets,
                     data.sample_weight, data.n_classes, self.gain_code, data.criterion,
-                    data.min_samples_leaf, data.min_weight_leaf)
+                    data.min_samples_leaf, data.min_weight_leaf, cst, bounds.lower,
+                    bounds.upper)
                 feature = numeric[best]
                 kind = "quick"
+                # the estimate's feature may have no admissible cut: then search them all
+                quick = bool(np.isfinite(scores[0])) or not data.constraints.has_monotonic
             else:  # no estimate gives a valid split: fall back to the exact search
                 quick = False
         if not quick:
+            kind = "exact"
             scores, thresholds, missing_left = univariate_gain_search(
                 data.X, samples, numeric, data.labels, data.targets, data.sample_weight,
                 data.n_classes, self.gain_code, data.criterion, data.min_samples_leaf,
-                data.min_weight_leaf)
+                data.min_weight_leaf, cst, bounds.lower, bounds.upper)
             best = int(np.argmax(scores))
             feature = numeric[best]
             scores, thresholds = scores[best:best + 1], thresholds[best:best + 1]
@@ -935,7 +1011,7 @@ class LDASplitter(Splitter):
                                  categories=[int(c) for c in subset])
 
     # ---------------------------------------------------------------- search
-    def find_split(self, data, samples, features):
+    def find_split(self, data, samples, features, bounds=UNBOUNDED):
         features = np.asarray(features, dtype=ITYPE)
         cols = data.X[np.ix_(samples, features)]
         # fmax / fmin leave missing values out (a column missing everywhere is constant)
@@ -952,9 +1028,9 @@ class LDASplitter(Splitter):
         if numeric.size:
             if self.n_split_features == 1:
                 cand = self._univariate(data, samples, numeric, group,
-                                        self.univariate == "quick")
+                                        self.univariate == "quick", bounds)
             else:
-                cand = self._oblique(data, samples, numeric, group)
+                cand = self._oblique(data, samples, numeric, group, bounds)
             if cand is not None:
                 candidates.append(cand)
         for f in categorical:
@@ -969,7 +1045,7 @@ class LDASplitter(Splitter):
             if score > best_score:
                 best_score, best = score, split
         if self.compare_univariate and best.n_features > 1:
-            uni = self._univariate(data, samples, varying, group, quick=False)
+            uni = self._univariate(data, samples, varying, group, False, bounds)
             # strictly better by more than rounding between two evaluations of one partition
             if uni is not None and best_score <= uni[0] + BEATS_TOLERANCE * max(1.0,
                                                                                 abs(uni[0])):

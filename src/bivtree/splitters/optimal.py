@@ -30,6 +30,24 @@ the block fixed on one side (they bound the impurity of any assignment of the
 undecided points given the decided ones, whatever those hold). The median / IQR
 normalization of a feature uses its known values; the written-back rule is
 re-scanned with both sides of its missing rows, which sets ``missing_left``.
+
+**Constraints** (:mod:`bivtree.constraints`). Only the pairs the interaction
+groups allow are searched. Under monotonic constraints the univariate
+incumbent is the best admissible univariate split, a pair of two free features
+is searched as without constraints (an unordered split is not checked), and a
+pair with a constrained feature is solved by the exact sweep over its
+admissible partitions (:func:`~bivtree._kernels.sweep.sweep_constrained`: the
+order of its children fixed by the constrained feature's sign, for two
+constrained features only the lines whose signs agree, a quarter-turn of
+directions), whatever ``method`` says: the branch and bound's pruning and
+closing of boxes assume that every partition is allowed. So the split
+returned is the best admissible one: the best, over the admissible univariate
+cuts and, per allowed pair, over every partition of its complete rows by a line
+(times the side of the rows missing one of its features) whose children
+respect the order the line's signs require and the node's bounds; a pair of
+two free features needs no order. ``epsilon`` and the time limits apply to the
+branch and bound's pairs as before; a sweep stopped by a time limit proves no
+bound (the node's root bound is reported for it).
 """
 
 import time
@@ -42,9 +60,10 @@ from .._config import SQUARED_ERROR
 from .._kernels.bnb_bounds import PAPER, VERTEX, root_lower_bound
 from .._kernels.bnb_search import bnb_search, node_features
 from .._kernels.scan import gather_node
-from .._kernels.sweep import StopTimer, node_statistics, sweep_pair_missing, sweep_search
+from .._kernels.sweep import StopTimer, node_statistics, sweep_constrained, sweep_search
 from .._threads import PARALLEL_MIN_WORK, call_stoppable
 from .._validation import Integral, Interval, Options, Real, check_params
+from ..constraints import UNBOUNDED
 from ._base import BEATS_TOLERANCE, Splitter, candidate_pairs, register
 from ._pairs import finish_bivariate
 from .univariate import best_univariate_split
@@ -116,6 +135,7 @@ class OptimalSplitter(Splitter):
     name = "optimal"
     max_node_features = 2
     searches_pairs = True
+    supports_constraints = True
     _parameter_constraints: ClassVar[dict] = {
         "method": [Options(METHODS)],
         "epsilon": [Interval(Real, 0.0, 1.0, closed="left")],
@@ -169,13 +189,13 @@ class OptimalSplitter(Splitter):
             limit = left if limit is None else min(limit, left)
         return limit
 
-    def find_split(self, data, samples, features):
+    def find_split(self, data, samples, features, bounds=UNBOUNDED):
         t0 = time.perf_counter()
         if self._past_grace():
             return None
         # no valid univariate cut (ties with min_samples_leaf) does not rule out a
         # bivariate one: the pair search runs whatever the univariate result
-        univariate = best_univariate_split(data, samples, features)
+        univariate = best_univariate_split(data, samples, features, bounds)
         n = samples.shape[0]
         method = self._node_method(data.criterion)
         limit = self._node_time_limit()
@@ -186,6 +206,13 @@ class OptimalSplitter(Splitter):
         Z, order, rank, _, scale = node_features(data.X, samples, features)
         varying = np.flatnonzero(scale > 0)
         pi, pk = candidate_pairs(varying)
+        constraints = data.constraints
+        if constraints.allowed.shape[0]:  # the pairs of columns of Z the groups allow
+            keep = constraints.allowed[features[pi], features[pk]]
+            pi, pk = np.ascontiguousarray(pi[keep]), np.ascontiguousarray(pk[keep])
+        # the monotonic constraint of every column of Z
+        cst = (np.ascontiguousarray(constraints.monotonic[features])
+               if constraints.has_monotonic else constraints.monotonic)
         info = {"method": method, "n_pairs": int(pi.size)}
         if pi.size == 0:
             if univariate is None:
@@ -208,11 +235,11 @@ class OptimalSplitter(Splitter):
             # in a helper thread, so that Ctrl-C can raise the stop flag the kernels poll
             candidate, lower, stopped = call_stoppable(
                 self._search, timer.flag, method, data, Z, order, rank, pi, pk, stats,
-                incumbent, root_lb, features, info, timer.flag)
+                incumbent, root_lb, features, info, timer.flag, cst, bounds)
             split = univariate
             if candidate is not None:
                 split = self._rule(data, samples, univariate, candidate, inv_scale, tol, Z,
-                                   stats, timer.flag)
+                                   stats, timer.flag, cst, bounds)
                 if split is not None and split.objective > candidate[0] + tol:
                     # the written-back rule lost part of what the search found (a
                     # fallback sweep cut short): the search's value still bounds the
@@ -225,13 +252,15 @@ class OptimalSplitter(Splitter):
         return self._finish(split, min(lower, split.objective), info, t0, n, not stopped)
 
     def _search(self, method, data, Z, order, rank, pi, pk, stats, incumbent, root_lb,
-                features, info, stop):
+                features, info, stop, cst, bounds):
         """The pair search of a node: ``(candidate or None, proven lower bound, stopped)``.
 
         The lower bound is the least, over the pairs, of what each proved: nothing
         below the incumbent for a finished pair (``inf``), the least bound of the
         open boxes for a pair stopped mid-search, and ``root_lb`` for a pair stopped
-        before it started (or stopped in the sweep, which proves no bound).
+        before it started (or stopped in the sweep, which proves no bound). ``cst``
+        is the monotonic constraint of every column of ``Z``: the pairs with a
+        constrained column are swept whatever the method (see the module).
         """
         n = Z.shape[0]
         previous_chunk = numba.set_parallel_chunksize(1)  # pairs differ widely in cost
@@ -241,36 +270,68 @@ class OptimalSplitter(Splitter):
             # core) costs more than the search; the result is the same either way
             numba.set_num_threads(1)
         try:
-            if method == "branch_and_bound":
-                best, q, swap, a, _, lb_open, n_boxes, n_swaps, stopped = bnb_search(
-                    Z, order, rank, pi, pk, stats, data.n_classes, data.criterion,
-                    float(data.min_samples_leaf), float(data.min_weight_leaf), incumbent,
-                    self.epsilon, BOUNDS[self.bound], root_lb,
-                    max(PAIRS_PER_ROUND, ROUND_WORK // n),
-                    np.array([SWEEP_MIN_BOXES, SWEEP_BOX_RATIO], dtype=np.int64), stop)
-                info["n_subproblems"] = int(n_boxes.sum())
-                info["n_swept_pairs"] = int(np.count_nonzero(n_swaps))
-                lower = float(lb_open.min()) if lb_open.size else np.inf
-                candidate = None
-                if q >= 0:
-                    # rule a z1 + b <= z2, i.e. the projection z2 - a z1
-                    j1, j2 = (pk[q], pi[q]) if swap else (pi[q], pk[q])
-                    candidate = (best, features[j2], features[j1], 1.0, -a, j2, j1)
+            free = np.ones(pi.size, dtype=bool)
+            if cst.size and method == "branch_and_bound":
+                free = (cst[pi] == 0) & (cst[pk] == 0)
+            found = []
+            if free.all():
+                pairs = (pi, pk)
             else:
-                optimum, wu, wv, n_swaps, complete = sweep_search(
-                    Z, pi, pk, stats, self._objective, self._params, stop)
-                info["n_swaps"] = int(n_swaps.sum())
-                stopped = not bool(complete.all())
-                lower = root_lb if stopped else np.inf
-                q = int(np.argmin(optimum))  # first minimum: lowest pair wins ties
-                candidate = None
-                if optimum[q] < incumbent:
-                    candidate = self._sweep_candidate(optimum[q], features, pi[q], pk[q],
-                                                      wu[q], wv[q])
+                pairs = (np.ascontiguousarray(pi[free]), np.ascontiguousarray(pk[free]))
+                found.append(self._sweep(data, Z, pi[~free], pk[~free], stats, incumbent,
+                                         root_lb, features, info, stop, cst, bounds))
+            if method == "branch_and_bound":
+                if pairs[0].size or not found:
+                    found.insert(0, self._branch_and_bound(
+                        data, Z, order, rank, *pairs, stats, incumbent, root_lb, features,
+                        info, stop))
+            else:
+                found.append(self._sweep(data, Z, pi, pk, stats, incumbent, root_lb, features,
+                                         info, stop, cst, bounds))
         finally:
             numba.set_parallel_chunksize(previous_chunk)
             numba.set_num_threads(previous_threads)
+        # the least objective (the first search's on ties)
+        candidates = [c for c, _, _ in found if c is not None]
+        candidate = min(candidates, key=lambda c: c[0]) if candidates else None
+        return (candidate, min(lower for _, lower, _ in found),
+                any(stopped for _, _, stopped in found))
+
+    def _branch_and_bound(self, data, Z, order, rank, pi, pk, stats, incumbent, root_lb,
+                          features, info, stop):
+        """:meth:`_search`'s answer for the pairs ``(pi, pk)`` by the branch and bound."""
+        n = Z.shape[0]
+        best, q, swap, a, _, lb_open, n_boxes, n_swaps, stopped = bnb_search(
+            Z, order, rank, pi, pk, stats, data.n_classes, data.criterion,
+            float(data.min_samples_leaf), float(data.min_weight_leaf), incumbent,
+            self.epsilon, BOUNDS[self.bound], root_lb,
+            max(PAIRS_PER_ROUND, ROUND_WORK // n),
+            np.array([SWEEP_MIN_BOXES, SWEEP_BOX_RATIO], dtype=np.int64), stop)
+        info["n_subproblems"] = int(n_boxes.sum())
+        info["n_swept_pairs"] = int(np.count_nonzero(n_swaps))
+        lower = float(lb_open.min()) if lb_open.size else np.inf
+        candidate = None
+        if q >= 0:
+            # rule a z1 + b <= z2, i.e. the projection z2 - a z1
+            j1, j2 = (pk[q], pi[q]) if swap else (pi[q], pk[q])
+            candidate = (best, features[j2], features[j1], 1.0, -a, j2, j1)
         return candidate, lower, bool(stopped)
+
+    def _sweep(self, data, Z, pi, pk, stats, incumbent, root_lb, features, info, stop, cst,
+               bounds):
+        """:meth:`_search`'s answer for the pairs ``(pi, pk)`` by the exact sweep (over the
+        admissible partitions of a pair with a constrained column)."""
+        optimum, wu, wv, n_swaps, complete = sweep_search(
+            Z, pi, pk, stats, self._objective, self._params, stop, cst, bounds.lower,
+            bounds.upper)
+        info["n_swaps"] = info.get("n_swaps", 0) + int(n_swaps.sum())
+        stopped = not bool(complete.all())
+        lower = root_lb if stopped else np.inf
+        q = int(np.argmin(optimum))  # first minimum: lowest pair wins ties
+        candidate = None
+        if optimum[q] < incumbent:
+            candidate = self._sweep_candidate(optimum[q], features, pi[q], pk[q], wu[q], wv[q])
+        return candidate, lower, stopped
 
     def _without_search(self, data, samples, features, univariate, method, t0):
         """The univariate split of a node left no time for its pair search, with the
@@ -299,37 +360,43 @@ class OptimalSplitter(Splitter):
             return (optimum, features[j], features[k], wu, wv, j, k)
         return (optimum, features[k], features[j], wv, wu, k, j)
 
-    def _rule(self, data, samples, univariate, candidate, inv_scale, tol, Z, stats, stop):
+    def _rule(self, data, samples, univariate, candidate, inv_scale, tol, Z, stats, stop,
+              cst, bounds):
         """Stored rule for a winning direction; falls back to the sweep's direction for the
         pair when rounding makes the re-scan miss the partition the search scored.
 
         The sweep gives up once ``stop`` is raised (its best direction so far is
         re-scanned all the same): unbounded, a sweep of a large node would outlast
-        any time limit.
+        any time limit. The re-scans keep the cuts admissible at a node of
+        ``bounds`` (``cst``: the constraint of every column of ``Z``).
         """
         claimed, f1, f2, c1, c2, z1, z2 = candidate
-        split = self._rescan(data, samples, univariate, f1, f2, c1, c2, inv_scale)
+        split = self._rescan(data, samples, univariate, f1, f2, c1, c2, inv_scale, bounds)
         if split is not None and split.objective <= claimed + tol:
             return split
-        u = np.ascontiguousarray(Z[:, min(z1, z2)])
-        v = np.ascontiguousarray(Z[:, max(z1, z2)])
-        _, wu, wv, _, _, _, _ = sweep_pair_missing(u, v, stats, self._objective, self._params,
-                                                   stop)
-        lo = min(z1, z2)
+        lo, hi = min(z1, z2), max(z1, z2)
+        u = np.ascontiguousarray(Z[:, lo])
+        v = np.ascontiguousarray(Z[:, hi])
+        c_u, c_v = (int(cst[lo]), int(cst[hi])) if cst.size else (0, 0)
+        _, wu, wv, _, _, _, _ = sweep_constrained(u, v, c_u, c_v, stats, self._objective,
+                                                  self._params, bounds.lower, bounds.upper,
+                                                  stop)
         flo = f1 if z1 == lo else f2
         fhi = f2 if z1 == lo else f1
         if abs(wu) >= abs(wv):
-            other = self._rescan(data, samples, univariate, flo, fhi, wu, wv, inv_scale)
+            other = self._rescan(data, samples, univariate, flo, fhi, wu, wv, inv_scale,
+                                 bounds)
         else:
-            other = self._rescan(data, samples, univariate, fhi, flo, wv, wu, inv_scale)
+            other = self._rescan(data, samples, univariate, fhi, flo, wv, wu, inv_scale,
+                                 bounds)
         if other is not None and (split is None or other.objective < split.objective):
             return other
         return split
 
     @staticmethod
-    def _rescan(data, samples, univariate, f1, f2, c1, c2, inv_scale):
+    def _rescan(data, samples, univariate, f1, f2, c1, c2, inv_scale, bounds):
         return finish_bivariate(data, samples, univariate, 0, np.array([f1]), np.array([f2]),
-                                np.array([c1]), np.array([c2]), 0, inv_scale)
+                                np.array([c1]), np.array([c2]), 0, inv_scale, bounds)
 
     def _finish(self, split, lower, info, t0, n, complete):
         objective = split.objective

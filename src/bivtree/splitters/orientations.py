@@ -17,6 +17,12 @@ sample missing either feature of a pair goes, with the others missing it, to
 the left or to the right side, both scored; for its fixed directions the search
 is exact for that problem (every cut of the known projections times the side of
 the missing samples).
+
+Constraints: only the pairs the interaction groups allow are searched; under
+monotonic constraints a direction whose rule would test two constrained
+features in disagreeing senses is skipped (half the directions of such a
+pair), and each other direction gets its best admissible cut, so the search is
+exact among the admissible splits of its directions.
 """
 
 from typing import ClassVar
@@ -25,6 +31,7 @@ import numpy as np
 
 from .._kernels.pair_scaling import node_min_max_scaling
 from .._validation import Integral, Interval, check_params
+from ..constraints import UNBOUNDED
 from ._base import Splitter, register
 from ._pairs import best_direction_split
 from .univariate import best_univariate_split
@@ -56,6 +63,7 @@ class OrientationSplitter(Splitter):
     parallel_subtrees = True
     max_node_features = 2
     searches_pairs = True
+    supports_constraints = True
     _parameter_constraints: ClassVar[dict] = {"n_orientations": [Interval(Integral, 1, None, closed="left")]}
     estimator_params = ("n_orientations",)
 
@@ -65,12 +73,12 @@ class OrientationSplitter(Splitter):
         self.n_orientations = int(n_orientations)
         self.dir_a, self.dir_b = orientation_directions(self.n_orientations)
 
-    def find_split(self, data, samples, features):
-        univariate = best_univariate_split(data, samples, features)
+    def find_split(self, data, samples, features, bounds=UNBOUNDED):
+        univariate = best_univariate_split(data, samples, features, bounds)
         # no valid univariate cut (ties, min_samples_leaf) does not rule out a
         # bivariate one: the pair search runs whatever the univariate result
         if self.dir_a.size == 0:
             return univariate
         scaling = node_min_max_scaling(data.X, samples, features)
         return best_direction_split(data, samples, features, univariate, self.dir_a,
-                                    self.dir_b, scaling.offset, scaling.inv_scale)
+                                    self.dir_b, scaling.offset, scaling.inv_scale, bounds)

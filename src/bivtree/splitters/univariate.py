@@ -12,6 +12,11 @@ right together (both are scored, right on ties), and one more split sends
 every known value left and every missing one right. The search is exact for
 that problem: the best over every cut of the known values times the side of
 the missing ones (:mod:`bivtree._kernels.scan`).
+
+Monotonic constraints (scikit-learn's): a cut on a constrained feature is a
+candidate only if its children's values are in the feature's order and within
+the node's bounds (the missing samples counted on their side), so the search
+is exact among the admissible cuts; a free feature's cuts are not checked.
 """
 
 import math
@@ -23,6 +28,7 @@ from numba import njit, prange
 from .._config import NUMBA_OPTS
 from .._kernels.scan import gather_node, scan_values
 from .._threads import CHUNK_WORK, check_interrupt, work_chunks
+from ..constraints import UNBOUNDED
 from ._base import Splitter, make_split, register
 
 
@@ -39,11 +45,13 @@ class FeatureCuts(NamedTuple):
 
 @njit(parallel=True, **NUMBA_OPTS)
 def univariate_search(X, samples, features, labels, targets, sample_weight, n_classes,
-                      criterion, min_samples_leaf, min_weight_leaf):
+                      criterion, min_samples_leaf, min_weight_leaf, cst, lower, upper):
     """Best proxy and threshold per candidate feature, as :class:`FeatureCuts`.
 
     The scan reads the raw column: a univariate rule's projection is the
-    feature's value.
+    feature's value. ``cst`` is the monotonic constraint of every feature
+    (empty: none), which is the order of its cuts; ``lower`` and ``upper`` the
+    node's bounds.
     """
     node_labels, node_targets, node_weight, counts, w_total, t_sum, base = gather_node(
         samples, labels, targets, sample_weight, n_classes, criterion)
@@ -59,28 +67,33 @@ def univariate_search(X, samples, features, labels, targets, sample_weight, n_cl
             values[p] = X[samples[p], f]
         left = np.empty(n_classes, dtype=np.float64)
         right = np.empty(n_classes, dtype=np.float64)
+        order = cst[f] if cst.shape[0] > 0 else 0
         cut = scan_values(values, node_labels, node_targets, node_weight, criterion, counts,
-                          w_total, t_sum, min_samples_leaf, min_weight_leaf, left, right)
+                          w_total, t_sum, min_samples_leaf, min_weight_leaf, left, right,
+                          order, lower, upper)
         proxies[c] = cut.proxy
         thresholds[c] = cut.threshold
         missing_left[c] = cut.missing_left
     return FeatureCuts(proxies, thresholds, base, missing_left)
 
 
-def univariate_cuts(data, samples, features):
-    """:class:`FeatureCuts` of every candidate feature at the node.
+def univariate_cuts(data, samples, features, bounds=UNBOUNDED):
+    """:class:`FeatureCuts` of every candidate feature at the node (of value ``bounds``).
 
     Large nodes are searched a few features per compiled call
     (:func:`~bivtree._threads.work_chunks`), so that Ctrl-C stops a fit soon.
     """
+    cst = data.constraints.monotonic
     if features.shape[0] * samples.shape[0] <= CHUNK_WORK:  # one call (most nodes)
         check_interrupt()
         return univariate_search(
             data.X, samples, features, data.labels, data.targets, data.sample_weight,
-            data.n_classes, data.criterion, data.min_samples_leaf, data.min_weight_leaf)
+            data.n_classes, data.criterion, data.min_samples_leaf, data.min_weight_leaf,
+            cst, bounds.lower, bounds.upper)
     parts = [univariate_search(
         data.X, samples, features[chunk], data.labels, data.targets, data.sample_weight,
-        data.n_classes, data.criterion, data.min_samples_leaf, data.min_weight_leaf)
+        data.n_classes, data.criterion, data.min_samples_leaf, data.min_weight_leaf,
+        cst, bounds.lower, bounds.upper)
         for chunk in work_chunks(features.shape[0], samples.shape[0])]
     if len(parts) == 1:
         return parts[0]
@@ -104,9 +117,11 @@ def univariate_split_from_cuts(cuts, features):
                       kind="univariate")
 
 
-def best_univariate_split(data, samples, features):
-    """The exact best univariate split, or ``None`` when no feature has a valid cut."""
-    return univariate_split_from_cuts(univariate_cuts(data, samples, features), features)
+def best_univariate_split(data, samples, features, bounds=UNBOUNDED):
+    """The exact best univariate split (among the admissible ones at a node of value
+    ``bounds``), or ``None`` when no feature has a valid cut."""
+    return univariate_split_from_cuts(univariate_cuts(data, samples, features, bounds),
+                                      features)
 
 
 @register
@@ -116,6 +131,7 @@ class UnivariateSplitter(Splitter):
     name = "univariate"
     max_node_features = 1
     parallel_subtrees = True
+    supports_constraints = True
 
-    def find_split(self, data, samples, features):
-        return best_univariate_split(data, samples, features)
+    def find_split(self, data, samples, features, bounds=UNBOUNDED):
+        return best_univariate_split(data, samples, features, bounds)
