@@ -618,7 +618,7 @@ def run_rules_split(name, repeat, X, y, split, exact_max_samples=None, candidate
     the default) are the selector's.
     ``candidates_out`` (a dict), when given, receives every candidate's validation
     score, decision nodes, alpha, test accuracy and per-sample validation scores."""
-    import bivtree.tao_selection as ts
+    import bivtree.tao.selection as ts
 
     Xtr, ytr = X[split.train], y[split.train]
     Xv, yv = X[split.validation], y[split.validation]
@@ -744,7 +744,7 @@ def part_frontier(args):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from bivtree.tao_selection import lambda_grid, run_path
+    from bivtree.tao.selection import lambda_grid, run_path
 
     datasets = args.datasets.split(",") if args.datasets else ["segment", "spambase"]
     out = args.out or "benchmarks/results/bench_tao_frontier"
@@ -901,7 +901,7 @@ def part_speed(args):
     where they go (initial trees, warm fits, restarts, refit), for a few settings."""
     from sklearn.datasets import make_classification
 
-    import bivtree.tao_selection as ts
+    import bivtree.tao.selection as ts
 
     load_start = machine_load()
     X, y = make_classification(5000, 20, n_informative=8, n_redundant=4, flip_y=0.05,
@@ -975,7 +975,7 @@ def part_init(args):
     """One path (C = 1.25) on the first hold-out split of a set (default segment) from
     the ``auto`` and the ``orientations`` greedy tree, with and without pair screening
     and restarts: the objective and test accuracy at every lambda, CPU seconds."""
-    from bivtree.tao_selection import lambda_grid, run_path
+    from bivtree.tao.selection import lambda_grid, run_path
 
     load_start = machine_load()
     name = args.datasets or "segment"

@@ -10,8 +10,8 @@ costs:
 * ``orientations H``: the paper's ``H`` fixed directions of the [0, 1]-scaled
   plane (``pair_search="orientations"``, ``n_orientations=H``);
 * ``coarse to fine``: the default ``pair_search="coarse_to_fine"``
-  (:data:`bivtree.tao.COARSE_ANGLES` angles of the pair's decorrelated frame,
-  then :data:`bivtree.tao.REFINE_ROUNDS` step-halving rounds from the best), and
+  (:data:`bivtree.tao.optimizer.COARSE_ANGLES` angles of the pair's decorrelated frame,
+  then :data:`bivtree.tao.optimizer.REFINE_ROUNDS` step-halving rounds from the best), and
   the same search from 8 coarse angles.
 
 The problems come from ``TAOTreeClassifier(alpha=0.001, feature_cost=1.25,
@@ -41,7 +41,7 @@ import numba
 import numpy as np
 from sklearn.datasets import make_classification
 
-import bivtree.tao as tao_module
+import bivtree.tao.optimizer as tao_module
 from bivtree import TAOTreeClassifier
 from bivtree._kernels.tao import CareSets, SearchSpace, WorkItems, search_items
 from bivtree.datasets import load_keel

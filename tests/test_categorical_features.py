@@ -383,7 +383,7 @@ def test_more_than_64_categories_need_max_categories():
     assert back.infrequent_categories_[0].tolist() == est.infrequent_categories_[0].tolist()
     if est.tree_.is_categorical.any():
         assert export_text(back) == export_text(est)
-    from bivtree.formatting import resolve_feature_names
+    from bivtree.export.formatting import resolve_feature_names
 
     assert resolve_feature_names(est)[0].categories[-1] == INFREQUENT_LABEL
 
@@ -688,7 +688,7 @@ def test_indicator_views_name_category_values():
     import matplotlib.pyplot as plt
 
     from bivtree import export_html, plot_split, plot_tree
-    from bivtree.explain import explain
+    from bivtree.export.explanation import explain
 
     frame, y = categorical_fit_data(0, n=200)
     est = BivariateTreeClassifier(max_depth=2).fit(frame, y)
@@ -733,7 +733,7 @@ def test_views_and_exports_of_a_selector_are_those_of_its_chosen_tree(selector):
         plot_tree,
         save_model,
     )
-    from bivtree.explain import contributions
+    from bivtree.export.explanation import contributions
     from bivtree.model_selection import CostComplexityCV
 
     frame, y = categorical_fit_data(4, n=200)

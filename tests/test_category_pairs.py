@@ -25,7 +25,7 @@ import naive
 from bivtree import BivariateTreeClassifier, BivariateTreeRegressor, export_rules, export_text
 from bivtree._config import CLASSIFICATION_CRITERIA
 from bivtree._kernels.traversal import partition_samples
-from bivtree.formatting import format_rule, indicator_reading
+from bivtree.export.formatting import format_rule, indicator_reading
 from bivtree.splitters import SplitData
 from bivtree.splitters._base import make_split
 from bivtree.splitters._categorical import (

@@ -531,7 +531,7 @@ def test_an_error_without_text_still_says_what_failed(capsys, monkeypatch, tmp_p
 # --------------------------------------------------------------------------- picture size
 def test_show_caps_the_depth_of_a_large_tree_s_picture(capsys, tmp_path):
     from bivtree import save_model
-    from bivtree.plot import MAX_DRAWN_BOXES, drawable_depth
+    from bivtree.export.plot import MAX_DRAWN_BOXES, drawable_depth
 
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(400, 2))
@@ -754,7 +754,7 @@ def test_an_unknown_category_is_an_error_without_missing_value_support(capsys, m
 
 
 def test_show_data_reads_categories_as_the_types_seen_at_fit(capsys, monkeypatch, tmp_path):
-    import bivtree.html_page
+    import bivtree.export.html_page
 
     train = _grades(tmp_path, "train.csv", _GRADES)
     new = _grades(tmp_path, "new.csv", ["unknown"] + _GRADES[1:])
@@ -767,7 +767,7 @@ def test_show_data_reads_categories_as_the_types_seen_at_fit(capsys, monkeypatch
         drawn["codes"] = estimator._validate_X_predict(X)[:, 0]
         open(path, "w").close()
 
-    monkeypatch.setattr(bivtree.html_page, "export_html", export_html)
+    monkeypatch.setattr(bivtree.export.html_page, "export_html", export_html)
     assert main(["show", str(model), "--data", str(new), "--out",
                  str(tmp_path / "tree.html")]) == 0
     codes = drawn["codes"]

@@ -16,11 +16,11 @@ import bivtree
 #: modules whose docstring examples are run.
 MODULES = [
     "bivtree.estimators",
-    "bivtree.tao_estimators",
+    "bivtree.tao.estimators",
     "bivtree.pruning",
-    "bivtree.export",
-    "bivtree.export_code",
-    "bivtree.explain",
+    "bivtree.export.text",
+    "bivtree.export.code",
+    "bivtree.export.explanation",
     "bivtree.persistence",
     "bivtree.shallow",
     "bivtree.optimal_univariate",

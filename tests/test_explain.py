@@ -12,8 +12,8 @@ from bivtree import (
     export_text,
 )
 from bivtree._kernels.traversal import in_category_set, project_row
-from bivtree.explain import Explanation, contributions, explain
-from bivtree.formatting import format_number
+from bivtree.export.explanation import Explanation, contributions, explain
+from bivtree.export.formatting import format_number
 
 
 def _data(n=90, seed=0):

@@ -23,7 +23,7 @@ from bivtree import (
 )
 from bivtree._kernels.scan import ALL_KNOWN_LEFT
 from bivtree.export import rules_markdown
-from bivtree.formatting import (
+from bivtree.export.formatting import (
     format_categories,
     format_number,
     format_rule,
@@ -766,7 +766,7 @@ def _every_reader():
         plot_split,
         plot_tree,
     )
-    from bivtree.explain import contributions
+    from bivtree.export.explanation import contributions
 
     readers = [
         ("export_text", lambda m, X, y: export_text(m)),

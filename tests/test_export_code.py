@@ -26,7 +26,7 @@ from bivtree import (
     TAOTreeRegressor,
     Tree,
 )
-from bivtree.export_code import export_python, export_sql, quote_identifier, sql_float
+from bivtree.export.code import export_python, export_sql, quote_identifier, sql_float
 from test_categorical_features import categorical_fit_data
 from test_model_files import chain_classifier
 

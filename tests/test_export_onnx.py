@@ -31,7 +31,7 @@ from bivtree import (
     TAOTreeRegressor,
     Tree,
 )
-from bivtree.export_onnx import export_onnx, register_skl2onnx_converters
+from bivtree.export.onnx import export_onnx, register_skl2onnx_converters
 from test_export_code import indicator_tree_classifier
 from test_model_files import chain_classifier
 

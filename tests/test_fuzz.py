@@ -41,7 +41,7 @@ from bivtree._validation import Interval, Options, RealNotInt, check_params
 from bivtree.cli import main
 from bivtree.estimators import BivariateTreeClassifier, BivariateTreeRegressor
 from bivtree.splitters import SPLITTERS
-from bivtree.tao_estimators import TAOTreeClassifier, TAOTreeRegressor
+from bivtree.tao.estimators import TAOTreeClassifier, TAOTreeRegressor
 
 #: ``BIVTREE_FUZZ=long`` picks the ``fuzz-long`` profile (any ``fuzz-NAME`` registered works).
 PROFILE = settings.get_profile(f"fuzz-{os.environ.get('BIVTREE_FUZZ') or 'short'}")

@@ -11,7 +11,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_wine
 
 from bivtree import BivariateTreeClassifier, BivariateTreeRegressor, export_text
-from bivtree.html_page import DEFAULT_OPEN_LEVELS, export_html
+from bivtree.export.html_page import DEFAULT_OPEN_LEVELS, export_html
 
 DATA_ELEMENT = re.compile(
     r'<script type="application/json" id="bivtree-data">(.*?)</script>', re.DOTALL)
@@ -640,7 +640,7 @@ def run_page_in_node(tmp_path, page, fragment=""):
     node = shutil.which("node") or shutil.which("nodejs")
     if node is None:
         pytest.skip("no node.js on PATH to run the page's script")
-    from bivtree._html_script import PAGE_SCRIPT
+    from bivtree.export.html_page import PAGE_SCRIPT
 
     (tmp_path / "dom.js").write_text(FAKE_DOM, encoding="utf-8")
     (tmp_path / "page.js").write_text(PAGE_SCRIPT, encoding="utf-8")
@@ -780,7 +780,7 @@ def long_category_fit():
 
 
 def test_abbreviate_keeps_what_fits_and_says_what_it_cuts():
-    from bivtree.html_page import _abbreviate
+    from bivtree.export.html_page import _abbreviate
 
     assert _abbreviate("x in {a, b}", 11) == "x in {a, b}"  # fits: as it is
     text = "colour in {red, green, blue, yellow} or colour is missing"
@@ -800,7 +800,7 @@ def test_abbreviate_keeps_what_fits_and_says_what_it_cuts():
 
 
 def test_label_lines_wrap_before_they_abbreviate():
-    from bivtree.html_page import _label_lines
+    from bivtree.export.html_page import _label_lines
 
     assert _label_lines("not", 14, 2) == ["not"]
     assert _label_lines("colour in {red, blue}", 14, 2) == ["colour in", "{red, blue}"]

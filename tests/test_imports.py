@@ -198,6 +198,56 @@ def test_bivtree_has_no_import_cycle():
     assert not cycles, "\n" + report
 
 
+#: the modules outside ``bivtree.export`` that may import it: the package's ``__init__`` and
+#: ``_moved``, which re-export its names, and the command line, which shows fitted trees.
+VIEW_IMPORTERS = {"bivtree", "bivtree._moved", "bivtree.cli"}
+
+
+def _in_package(module, package):
+    return module == package or module.startswith(package + ".")
+
+
+def test_the_code_that_fits_imports_no_view():
+    """Reading a fitted tree stays apart from fitting one: no module that fits (the
+    estimators, TAO, the growers, splitters and kernels) imports ``bivtree.export``."""
+    graph = import_graph()
+    leaks = [f"  {a} -> {b}  (line {line})" for a, edges in sorted(graph.items())
+             for b, line in sorted(edges.items())
+             if _in_package(b, "bivtree.export") and not _in_package(a, "bivtree.export")
+             and a not in VIEW_IMPORTERS]
+    assert not leaks, "\n" + "\n".join(leaks)
+
+
+def test_the_module_paths_that_moved_still_import():
+    """The old paths of the modules that moved into ``bivtree.tao`` and ``bivtree.export``,
+    named by the documents and stored in pickles, import the very modules, in a fresh
+    interpreter too (a pickle's loader imports the old path before anything else), and
+    ``bivtree.explain`` stays the function."""
+    import importlib
+    import subprocess
+    import sys
+
+    import bivtree
+    from bivtree.export import explanation, formatting
+    from bivtree.tao import estimators, selection
+
+    for old, module in [("tao_estimators", estimators), ("tao_selection", selection),
+                        ("explain", explanation), ("formatting", formatting)]:
+        assert importlib.import_module(f"bivtree.{old}") is module, old
+    assert bivtree.tao_selection is selection and bivtree.formatting is formatting
+    assert bivtree.explain is explanation.explain  # the function, as before
+    # what a pickle of a fitted TAO model, a selector or an explanation names
+    stream = (b"(cbivtree.tao_estimators\nTAOTreeClassifier\ncbivtree.tao\nTAOState\n"
+              b"cbivtree.tao_selection\nTAOTreeClassifierCV\ncbivtree.explain\nExplanation\nt.")
+    code = ("import pickle, sys; print(' '.join(c.__module__ + '.' + c.__name__ "
+            f"for c in pickle.loads({stream!r})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["bivtree.tao.estimators.TAOTreeClassifier", "bivtree.tao.optimizer.TAOState",
+                   "bivtree.tao.selection.TAOTreeClassifierCV",
+                   "bivtree.export.explanation.Explanation"]
+
+
 # ------------------------------------------------------- the graph builder itself
 def _write(root, files):
     for name, text in files.items():

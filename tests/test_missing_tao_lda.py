@@ -24,7 +24,7 @@ from bivtree import (
 )
 from bivtree._kernels.scan import ALL_KNOWN_LEFT
 from bivtree.splitters.lda import GAIN_BALANCED_RATIO, GAIN_INFORMATION, best_threshold
-from bivtree.tao import LEAF
+from bivtree.tao.optimizer import LEAF
 
 HYPOTHESIS = {"deadline": None, "derandomize": True,
               "suppress_health_check": [HealthCheck.too_slow]}

@@ -151,7 +151,7 @@ def _frame(n=60, seed=0):
 
 
 def test_categorical_column_all_missing_at_fit_saves_loads_and_exports(tmp_path):
-    from bivtree.export_code import export_python, export_sql
+    from bivtree.export.code import export_python, export_sql
 
     X, y = _frame()
     X["none"] = None  # a text column without a single value: a feature with no code
@@ -436,7 +436,7 @@ def test_chain_plot_is_drawn_to_a_capped_depth(chain):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from bivtree.plot import plot_tree
+    from bivtree.export.plot import plot_tree
 
     clf, X = chain
     ax = plot_tree(clf)

@@ -24,7 +24,7 @@ from bivtree import (
 )
 from bivtree._config import TREE_LEAF
 from bivtree._kernels.traversal import goes_left
-from bivtree.plot import _clip_half_plane, _line_in_box
+from bivtree.export.plot import _clip_half_plane, _line_in_box
 from bivtree.tree import categories_to_mask, mask_to_categories
 
 #: the default search without its lookahead: these small fits keep bivariate roots
@@ -818,7 +818,7 @@ def test_a_large_tree_is_drawn_to_a_sane_depth_with_a_warning():
     line's), and says so; a max_depth of the user's own is drawn as asked, silently."""
     import warnings
 
-    from bivtree.plot import MAX_DRAWN_BOXES, drawable_depth
+    from bivtree.export.plot import MAX_DRAWN_BOXES, drawable_depth
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 3))

@@ -29,7 +29,7 @@ from bivtree._kernels.tao import (
 )
 from bivtree.splitters._base import candidate_pairs
 from bivtree.splitters.orientations import orientation_directions
-from bivtree.tao import (
+from bivtree.tao.optimizer import (
     BIVARIATE,
     LEAF,
     UNIVARIATE,
@@ -437,7 +437,7 @@ def test_a_shared_search_memo_changes_no_result_and_saves_the_searches(monkeypat
     again.fit(X, y)
     assert sum(searched) == 0
     # a memo emptied when full (here at every search) gives the same trees too
-    monkeypatch.setattr("bivtree.tao.MEMO_MAX_FLOATS", 1)
+    monkeypatch.setattr("bivtree.tao.optimizer.MEMO_MAX_FLOATS", 1)
     tiny = TAOTreeClassifier(max_depth=6, alpha=0.002, feature_cost=1.5)
     tiny._search_memos = {}
     tiny.fit(X, y)

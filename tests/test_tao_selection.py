@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from sklearn.model_selection import PredefinedSplit, ShuffleSplit
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import bivtree.tao as tao_module
+import bivtree.tao.optimizer as tao_module
 from bivtree import (
     BivariateTreeClassifier,
     TAOTreeClassifier,
@@ -22,8 +22,8 @@ from bivtree import (
     load_model,
     save_model,
 )
-from bivtree.tao import TAOData, TAOOptimizer, TAOState
-from bivtree.tao_selection import grid_below, lambda_grid, run_path, select_candidate
+from bivtree.tao.optimizer import TAOData, TAOOptimizer, TAOState
+from bivtree.tao.selection import grid_below, lambda_grid, run_path, select_candidate
 
 SETTINGS = settings(max_examples=8, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -313,7 +313,7 @@ def test_tao_parameters_reach_every_tao_fit(monkeypatch, name, value, default):
 def test_a_refit_path_with_no_tree_falls_back_to_tao_from_the_initial_tree(monkeypatch):
     # a refit path that returns no estimator (no time left at all): TAO from the initial
     # tree, stopped at once, is the selected estimator
-    import bivtree.tao_selection as ts
+    import bivtree.tao.selection as ts
 
     X, y = blobs(200, 3, 6)
     real = ts.run_path

@@ -327,7 +327,8 @@ def _kernel_receiving_sigint(kernel, finished):
 def test_ctrl_c_outside_a_fit_is_raised_after_the_compiled_call(monkeypatch, view):
     """Pictures, explanations and predictions call kernels outside any fit: there too
     SIGINT only raises ``KeyboardInterrupt`` once the compiled call has returned."""
-    from bivtree import plot, tree
+    from bivtree import tree
+    from bivtree.export import plot
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 3))

@@ -24,7 +24,7 @@ from bivtree._validation import (
 )
 from bivtree.experiments.protocols import CrossValidation, HoldOut
 from bivtree.splitters import SPLITTERS, Splitter, get_splitter
-from bivtree.tao_estimators import tao_path
+from bivtree.tao.estimators import tao_path
 
 
 def small_data(n=30, seed=0):

@@ -54,9 +54,9 @@ from ._tabular import plain_scalar
 from ._version import __version__
 from .estimators import BivariateTreeClassifier
 from .experiments.bench import register_bench_command
-from .export import export_text
-from .formatting import DEFAULT_DECIMALS
-from .plot import MAX_DRAWN_BOXES, drawable_depth
+from .export.formatting import DEFAULT_DECIMALS
+from .export.plot import MAX_DRAWN_BOXES, drawable_depth
+from .export.text import export_text
 from .splitters import SPLITTERS
 
 #: seed of the fold shuffling and of scikit-learn's tree, so every run prints the same table.
@@ -656,8 +656,8 @@ _GREEDY_ONLY = (("--splitter", "splitter", "auto"), ("--criterion", "criterion",
 
 def _tao_model(args, kind, verbose):
     """The TAO estimator of ``fit --model tao`` / ``tao-cv`` for a ``kind`` target."""
-    from .tao_estimators import TAOTreeClassifier, TAOTreeRegressor
-    from .tao_selection import TAOTreeClassifierCV, TAOTreeRegressorCV
+    from .tao.estimators import TAOTreeClassifier, TAOTreeRegressor
+    from .tao.selection import TAOTreeClassifierCV, TAOTreeRegressorCV
 
     for option, attr, default in _GREEDY_ONLY:
         if getattr(args, attr) != default:
@@ -1213,13 +1213,13 @@ def _show_samples(args, model, metadata):
 
 def _write_show(model, X, y, path, suffix, args, target_name):
     """Write the rules or the picture of ``model`` to ``path`` in the format of ``suffix``."""
-    from .export import export_graphviz, export_rules, fitted_constraints, rules_markdown
+    from .export.text import export_graphviz, export_rules, fitted_constraints, rules_markdown
 
     if suffix == ".txt":
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(export_text(model, decimals=args.decimals, max_depth=args.max_depth))
     elif suffix in _PAGES:
-        from .html_page import DEFAULT_OPEN_LEVELS, export_html
+        from .export.html_page import DEFAULT_OPEN_LEVELS, export_html
 
         levels = DEFAULT_OPEN_LEVELS if args.max_depth is None else args.max_depth + 1
         export_html(model, X, y, path, decimals=args.decimals, open_levels=levels,
@@ -1230,7 +1230,7 @@ def _write_show(model, X, y, path, suffix, args, target_name):
         matplotlib.use("Agg")  # files only: no window, works without a display
         import matplotlib.pyplot as plt
 
-        from .plot import plot_tree
+        from .export.plot import plot_tree
 
         ax = plot_tree(model, X, y, max_depth=_picture_depth(model, args),
                        decimals=min(args.decimals, 4), target_name=target_name)
@@ -1317,7 +1317,7 @@ def _add_compile(subparsers):
 def _compile_jobs():
     """``(label, estimator, task)`` of every tiny fit that ``bivtree compile`` runs."""
     from .estimators import BivariateTreeRegressor
-    from .tao_estimators import TAOTreeClassifier, TAOTreeRegressor
+    from .tao.estimators import TAOTreeClassifier, TAOTreeRegressor
 
     jobs = []
     for name in sorted(SPLITTERS):

@@ -44,7 +44,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from ._validation import Interval, check_params
 from .estimators import BivariateTreeClassifier, ChosenTreeDelegation
-from .tao_estimators import TAOTreeClassifier
+from .tao.estimators import TAOTreeClassifier
 
 __all__ = ["STARTS", "ShallowTreeClassifier"]
 

@@ -1,101 +1,41 @@
-"""The style and script of the page written by :func:`bivtree.html_page.export_html`.
-
-The script reads the JSON of ``<script id="bivtree-data">`` and builds the page in the
-browser: node cards placed top down, an SVG scatter plot (or bars) per decision node,
-edges, tooltips, collapse and expand, and the sample search. It needs no library.
-
-For checks by a headless browser it writes its state into ``<body>``:
-``data-status`` ("ready", or "error" with ``data-error``), ``data-visible-nodes``,
-``data-rendered-plots``, ``data-root-points`` (points drawn in the root's plot, those
-of its strip of samples with a missing value included), ``data-root-missing`` (points
-in that strip),
-``data-expanded`` (nodes opened from the address) and ``data-path`` (the highlighted
-path). The address fragment drives it too: ``#expand=3`` clicks node 3 open (several:
-``#expand=3,7``), ``#levels=2`` sets the open levels, ``#search=TEXT`` runs a search;
-join them with ``&``. ``#selftest`` also writes where things are on the screen, in
-client pixels ``x0,y0,x1,y1``: ``data-view-box`` (the visible part of the tree's
-scrolled view) and ``data-boxes`` (``ID:x0,y0,x1,y1`` per node shown, separated by
-spaces), so that a headless browser's ``--dump-dom`` can check what is in view.
-
-The tree scrolls inside its own view under the header (which stays in place). It
-opens with the root centred across and the first levels below it; a search
-scrolls so that the highlighted path is centred, or, when it is larger than the
-view, so that its matched node is in view with as much of the path as fits; a
-click keeps the clicked node where it was. The layout is tidy (each subtree as
-close to its sibling as their outlines allow, level by level), so the first
-levels stay near the root.
-
-Labels that would not fit (long category sets, long feature names) are drawn
-abbreviated, as :mod:`bivtree.html_page` shortened them, with their full text on
-hover (an SVG ``<title>``, or a ``title`` attribute on a card's rule).
-
-Typed samples are routed by ``goesLeft``, which repeats
-:func:`bivtree._kernels.traversal.goes_left` operation by operation, indicator
-slots included (see :mod:`bivtree.html_page`).
-"""
-
-PAGE_STYLE = """
-html, body { height: 100%; }
-body { margin: 0; font: 13px/1.35 system-ui, -apple-system, "Segoe UI", sans-serif;
-  color: #222; background: #fff; display: flex; flex-direction: column; }
-#bar { flex: none; z-index: 5; background: #f7f7f7;
-  border-bottom: 1px solid #ddd; padding: 6px 14px; }
-h1 { font-size: 16px; margin: 0 0 2px 0; }
-#summary { color: #555; }
-#legend { margin: 4px 0; }
-.chip { display: inline-block; margin-right: 12px; white-space: nowrap; }
-.chip i { display: inline-block; width: 10px; height: 10px; border-radius: 5px;
-  margin-right: 4px; vertical-align: -1px; }
-.scale { display: inline-block; width: 160px; height: 10px; vertical-align: -1px;
-  margin: 0 6px; }
-#controls .group { margin-right: 22px; white-space: nowrap; }
-#controls button { font: inherit; padding: 1px 8px; }
-#query { font: 12px ui-monospace, Menlo, Consolas, monospace; }
-#result { margin-top: 4px; font: 12px ui-monospace, Menlo, Consolas, monospace;
-  white-space: pre-wrap; overflow-wrap: anywhere; max-height: 30vh; overflow: auto; }
-#result.error { color: #b00; }
-/* the tree scrolls in its own view, so the header and its search box stay in place */
-#view { flex: 1 1 auto; min-height: 0; overflow: auto; position: relative; padding: 18px; }
-#tree { position: relative; margin: 0 auto; }
-#edges { position: absolute; left: 0; top: 0; overflow: visible; }
-.edge { stroke: #888; stroke-width: 1; fill: none; }
-.edge.on-path { stroke: #000; stroke-width: 3; }
-.edge-label { font-size: 11px; fill: #333; paint-order: stroke; stroke: #fff;
-  stroke-width: 3px; }
-.node { position: absolute; box-sizing: border-box; background: #fff;
-  border: 1px solid #999; border-radius: 6px; padding: 3px 6px 4px 6px; }
-.node.decision { cursor: pointer; }
-.node.decision:hover { border-color: #333; }
-.node.on-path { border: 3px solid #000; }
-.node .head { font-weight: 600; white-space: pre-wrap; overflow-wrap: anywhere; }
-.node .rule { max-width: 236px; margin-top: 2px; overflow-wrap: anywhere; }
-.node .rule.abbrev, svg.plot text.abbrev { cursor: help; }
-.node .note { color: #666; font-size: 11px; max-width: 200px; }
-.node .toggle { color: #1f5fa8; font-size: 12px; margin-top: 2px; white-space: nowrap; }
-.node.leaf { max-width: 200px; font-size: 12px; }
-.node .stats { white-space: pre-wrap; }
-.node.text { max-width: 240px; }
-svg.plot { display: block; }
-svg.plot .frame { fill: none; stroke: #888; }
-svg.plot .yes { fill: #8c8c8c; fill-opacity: 0.16; }
-svg.plot .split { stroke: #000; stroke-width: 1.4; }
-svg.plot text { font-size: 9px; fill: #444; }
-svg.plot text.axis { font-size: 10px; fill: #222; }
-svg.plot text.bold { font-weight: 700; fill: #000; }
-svg.plot text.subsample { font-size: 9px; fill: #222; paint-order: stroke; stroke: #fff;
-  stroke-width: 3px; }
-svg.plot .star { fill: #fff; stroke: #000; stroke-width: 1.2; }
-svg.plot .missing-strip { fill: none; }
-svg.plot .missing-strip.yes { fill: #8c8c8c; fill-opacity: 0.16; }
-svg.plot .strip-gap { stroke: #4d4d4d; stroke-width: 0.6; stroke-dasharray: 2 2; }
-#tip { position: fixed; display: none; z-index: 10; pointer-events: none;
-  background: #fffff3; border: 1px solid #888; border-radius: 4px; padding: 6px 8px;
-  font: 12px ui-monospace, Menlo, Consolas, monospace; white-space: pre-wrap;
-  overflow-wrap: anywhere; max-width: min(760px, calc(100vw - 30px));
-  box-shadow: 0 2px 6px rgba(0, 0, 0, 0.2); }
-"""
-
-PAGE_SCRIPT = r"""
+/*
+ * The script of the page written by bivtree.export.html_page.export_html, which inlines
+ * it and its style (page.css, beside this file) into every page it writes.
+ *
+ * The script reads the JSON of the page's script element "bivtree-data" and builds the
+ * page in the browser: node cards placed top down, an SVG scatter plot (or bars) per
+ * decision node, edges, tooltips, collapse and expand, and the sample search. It needs
+ * no library.
+ *
+ * For checks by a headless browser it writes its state into the body element:
+ * data-status ("ready", or "error" with data-error), data-visible-nodes,
+ * data-rendered-plots, data-root-points (points drawn in the root's plot, those
+ * of its strip of samples with a missing value included), data-root-missing (points
+ * in that strip),
+ * data-expanded (nodes opened from the address) and data-path (the highlighted
+ * path). The address fragment drives it too: #expand=3 clicks node 3 open (several:
+ * #expand=3,7), #levels=2 sets the open levels, #search=TEXT runs a search;
+ * join them with &. #selftest also writes where things are on the screen, in
+ * client pixels x0,y0,x1,y1: data-view-box (the visible part of the tree's
+ * scrolled view) and data-boxes (ID:x0,y0,x1,y1 per node shown, separated by
+ * spaces), so that a headless browser's --dump-dom can check what is in view.
+ *
+ * The tree scrolls inside its own view under the header (which stays in place). It
+ * opens with the root centred across and the first levels below it; a search
+ * scrolls so that the highlighted path is centred, or, when it is larger than the
+ * view, so that its matched node is in view with as much of the path as fits; a
+ * click keeps the clicked node where it was. The layout is tidy (each subtree as
+ * close to its sibling as their outlines allow, level by level), so the first
+ * levels stay near the root.
+ *
+ * Labels that would not fit (long category sets, long feature names) are drawn
+ * abbreviated, as bivtree.export.html_page shortened them, with their full text on
+ * hover (an SVG title element, or a title attribute on a card's rule).
+ *
+ * Typed samples are routed by goesLeft, which repeats
+ * bivtree._kernels.traversal.goes_left operation by operation, indicator
+ * slots included (see bivtree.export.html_page).
+ */
 "use strict";
 (function () {
   const body = document.body;
@@ -885,4 +825,3 @@ PAGE_SCRIPT = r"""
     state.status = "ready";
   }
 })();
-"""

@@ -69,8 +69,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._config import DTYPE, ITYPE, MISCLASSIFICATION, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
-from ._kernels.tao import (
+from .._config import DTYPE, ITYPE, MISCLASSIFICATION, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
+from .._kernels.tao import (
     CareSets,
     ItemResults,
     SearchSpace,
@@ -81,12 +81,12 @@ from ._kernels.tao import (
     search_items,
     total_loss,
 )
-from ._kernels.traversal import partition_samples
-from ._threads import check_interrupt
-from .splitters._base import SplitData, candidate_pairs
-from .splitters._categorical import best_subset_split
-from .splitters.orientations import orientation_directions
-from .tree import MASK_DTYPE, Tree, default_missing_left, slot_masks
+from .._kernels.traversal import partition_samples
+from .._threads import check_interrupt
+from ..splitters._base import SplitData, candidate_pairs
+from ..splitters._categorical import best_subset_split
+from ..splitters.orientations import orientation_directions
+from ..tree import MASK_DTYPE, Tree, default_missing_left, slot_masks
 
 #: node kinds of the optimized structure.
 LEAF, ZERO_VARIATE, UNIVARIATE, BIVARIATE = -1, 0, 1, 2

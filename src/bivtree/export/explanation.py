@@ -30,9 +30,10 @@ from itertools import pairwise
 
 import numpy as np
 
-from ._kernels.scan import ALL_KNOWN_LEFT
-from ._kernels.traversal import in_category_set, project_row, slot_value
-from .estimators import tree_estimator
+from .._kernels.scan import ALL_KNOWN_LEFT
+from .._kernels.traversal import in_category_set, project_row, slot_value
+from ..estimators import tree_estimator
+from ..tree import mask_to_categories
 from .formatting import (
     DEFAULT_DECIMALS,
     format_categories,
@@ -43,7 +44,6 @@ from .formatting import (
     resolve_class_labels,
     resolve_feature_names,
 )
-from .tree import mask_to_categories
 
 __all__ = ["Explanation", "Leaf", "PathStep", "contributions", "explain"]
 
@@ -189,7 +189,7 @@ class Explanation:
     --------
     >>> import numpy as np
     >>> from bivtree import BivariateTreeRegressor
-    >>> from bivtree.explain import explain
+    >>> from bivtree import explain
     >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
     >>> reg = BivariateTreeRegressor(splitter="univariate").fit(X, [1.0, 1.0, 3.0, 3.0])
     >>> result = explain(reg, [2.5, 1.0])
@@ -396,7 +396,7 @@ def contributions(estimator, X, *, return_root=False):
     contributions : ndarray of shape (n_samples, n_features) or (n_samples, n_features, n_classes)
         Regressor: the change of the mean credited to each feature; classifier: the
         change of each class probability. A node testing several features shares its
-        change equally between them (see :mod:`bivtree.explain`).
+        change equally between them (see :mod:`bivtree.export.explanation`).
     root : float or ndarray of shape (n_classes,)
         Only with ``return_root``: ``root + contributions.sum(axis=1)`` is
         ``predict`` (regressor) or ``predict_proba`` (classifier).
@@ -405,7 +405,7 @@ def contributions(estimator, X, *, return_root=False):
     --------
     >>> import numpy as np
     >>> from bivtree import BivariateTreeRegressor
-    >>> from bivtree.explain import contributions
+    >>> from bivtree import contributions
     >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
     >>> reg = BivariateTreeRegressor(splitter="univariate").fit(X, [1.0, 1.0, 3.0, 3.0])
     >>> credit, root = contributions(reg, X, return_root=True)
@@ -530,7 +530,7 @@ def explain(estimator, X_row, *, feature_names=None, class_names=None):
     --------
     >>> import numpy as np
     >>> from bivtree import BivariateTreeClassifier
-    >>> from bivtree.explain import explain
+    >>> from bivtree import explain
     >>> X = np.array([[1.0, 1.0], [2.0, 1.0], [1.0, 3.0], [3.0, 3.0]])
     >>> clf = BivariateTreeClassifier(splitter="univariate").fit(X, [0, 0, 1, 1])
     >>> result = explain(clf, [1.5, 2.5], feature_names=["width", "height"])

@@ -50,7 +50,7 @@ Python's shortest round-trip repr, which ``JSON.parse`` reads back as the same
 doubles; so the page sends a typed sample where ``predict`` sends the same values
 (typed text is read as Python's ``float`` reads it).
 
-**Size.** The file holds about 39 kB of script and style, about 0.3 kB per node,
+**Size.** The file holds about 42 kB of script and style, about 0.3 kB per node,
 about 20 bytes per point drawn (at most ``max_total_points`` points, 200,000 by
 default: 4 MB, given to the shallowest nodes first; a deeper node beyond that budget
 shows no plot and says why) and one leaf id per row of ``X`` for the row search (at
@@ -63,13 +63,13 @@ import html
 import json
 import re
 import textwrap
+from importlib import resources
 
 import numpy as np
 
-from ._config import ITYPE, TREE_LEAF
-from ._html_script import PAGE_SCRIPT, PAGE_STYLE
-from .estimators import tree_estimator
-from .export import _leaf_text
+from .._config import ITYPE, TREE_LEAF
+from ..estimators import tree_estimator
+from ..tree import mask_to_categories
 from .formatting import (
     DEFAULT_DECIMALS,
     format_number,
@@ -90,9 +90,14 @@ from .plot import (
     _pretty,
     _stats_text,
 )
-from .tree import mask_to_categories
+from .text import _leaf_text
 
 __all__ = ["export_html"]
+
+#: the page's style and script: the files page/page.css and page/page.js of this package,
+#: inlined into every page.
+PAGE_STYLE = (resources.files(__package__) / "page" / "page.css").read_text(encoding="utf-8")
+PAGE_SCRIPT = (resources.files(__package__) / "page" / "page.js").read_text(encoding="utf-8")
 
 #: levels the page shows when it opens (depth 0 to 3); deeper subtrees are a click away.
 DEFAULT_OPEN_LEVELS = 4
@@ -175,7 +180,7 @@ def _shorten_sets(text, limit):
 
     The largest set (in characters) gives up its last value first; every set keeps
     at least one and says how many it leaves out, e.g. ``{red, green, … +3}``.
-    The values are those :func:`~bivtree.formatting.format_categories` wrote,
+    The values are those :func:`~bivtree.export.formatting.format_categories` wrote,
     separated by ``", "``. May stay longer than ``limit``.
     """
     sets = list(_CATEGORY_SET.finditer(text))
@@ -422,7 +427,7 @@ class _PageBuilder:
     def _indicators(self, view):
         """The plot of a node with an indicator slot: a scatter of rows (or a grid).
 
-        As :func:`bivtree.plot.plot_split` draws it: ``pieces`` are the test's
+        As :func:`bivtree.plot_split` draws it: ``pieces`` are the test's
         answer per row and side of its cut, ``[u0, u1, v0, v1, left]`` (``None``:
         an end open to the plot's edge), or per cell of a grid; ``cuts`` the
         segments ``[u, v0, v1]`` of the cuts; ``x_ticks`` (a grid's columns, else
@@ -461,7 +466,7 @@ class _PageBuilder:
     def _missing_strip(self, view, drawn, box):
         """The samples missing a feature of the node's test, for the strip right of the plot.
 
-        As :func:`bivtree.plot.plot_split` draws them: each keeps its height where its
+        As :func:`bivtree.plot_split` draws them: each keeps its height where its
         vertical feature is known (else a random one within the plot), at a random
         place across the strip (``x``, a fraction of its width); the strip is shaded,
         as the "yes" side is, when missing values go left (``left``).

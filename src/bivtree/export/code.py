@@ -37,11 +37,11 @@ import unicodedata
 
 import numpy as np
 
-from ._config import TREE_LEAF
-from ._tabular import code_values
-from .estimators import tree_estimator
+from .._config import TREE_LEAF
+from .._tabular import code_values
+from ..estimators import tree_estimator
+from ..tree import mask_to_categories
 from .formatting import resolve_feature_names
-from .tree import mask_to_categories
 
 __all__ = ["export_python", "export_sql"]
 

@@ -18,9 +18,9 @@ here, so a rule reads the same wherever it appears.
 
 import numpy as np
 
-from ._kernels.scan import ALL_KNOWN_LEFT
-from ._tabular import reads_as_number
-from .tree import mask_to_categories, slot_masks
+from .._kernels.scan import ALL_KNOWN_LEFT
+from .._tabular import reads_as_number
+from ..tree import mask_to_categories, slot_masks
 
 #: significant digits of weights, thresholds and values in every view of a tree (text,
 #: rules, Graphviz, pictures, the HTML page and the command line), so that one rule reads
@@ -332,7 +332,7 @@ def resolve_feature_names(estimator, feature_names=None):
     if len(feature_names) != n:
         raise ValueError(f"feature_names has {len(feature_names)} names; the tree has {n} "
                          "features")
-    from ._tabular import category_labels
+    from .._tabular import category_labels
 
     labels = category_labels(estimator)
     if labels is not None:

@@ -2,7 +2,7 @@
 
 :class:`TAOTreeClassifier` and :class:`TAOTreeRegressor` grow an initial greedy
 tree (bivariate or univariate CART of :mod:`bivtree.estimators`, or a tree the
-user passes) and optimize it with :mod:`bivtree.tao`. :func:`tao_path` visits
+user passes) and optimize it with :mod:`bivtree.tao.optimizer`. :func:`tao_path` visits
 every significant value of the regularization parameter, warm-starting each
 fit from the previous one, and picks the best tree on a validation set
 (section 4.1.3 of Kairgeldin & Carreira-Perpinan, KDD 2024).
@@ -17,10 +17,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.model_selection import train_test_split
 
-from ._compile_notice import notice_once
-from ._config import DTYPE, LTYPE, MISCLASSIFICATION, SQUARED_ERROR
-from ._validation import InstanceOf, Integral, Interval, Options, Real, check_params
-from .estimators import (
+from .._compile_notice import notice_once
+from .._config import DTYPE, LTYPE, MISCLASSIFICATION, SQUARED_ERROR
+from .._validation import InstanceOf, Integral, Interval, Options, Real, check_params
+from ..estimators import (
     DEFAULT_MAX_PAIRS,
     BaseBivariateTree,
     BivariateTreeClassifier,
@@ -33,8 +33,9 @@ from .estimators import (
     _writable,
     numba_threads,
 )
-from .persistence import register_model
-from .tao import (
+from ..persistence import register_model
+from ..tree import Tree
+from .optimizer import (
     PAIR_SEARCHES,
     TAOData,
     TAOOptimizer,
@@ -44,7 +45,6 @@ from .tao import (
     state_to_tree,
     tree_loss,
 )
-from .tree import Tree
 
 #: ``init`` names and the splitter of the greedy tree each grows.
 INIT_SPLITTERS = {"bivariate": "orientations", "univariate": "univariate"}
@@ -72,14 +72,14 @@ DEFAULT_EXACT_MAX_SAMPLES_REGRESSION = 0
 class BaseTAOTree(FittedTreeMixin, BaseEstimator):
     """Shared fitting machinery; use the classifier or the regressor."""
 
-    #: screening of the pair search (:class:`bivtree.tao.TAOOptimizer`'s
+    #: screening of the pair search (:class:`bivtree.tao.optimizer.TAOOptimizer`'s
     #: ``pair_features``): not a parameter of these estimators (their saved
-    #: form is fixed); :mod:`bivtree.tao_selection` sets it on the instances
+    #: form is fixed); :mod:`bivtree.tao.selection` sets it on the instances
     #: it fits, None searches every pair.
     _pair_features = None
 
-    #: searches shared between fits on the same data (:class:`bivtree.tao.TAOOptimizer`'s
-    #: ``memo``), by search key: None, or a dict that :mod:`bivtree.tao_selection`
+    #: searches shared between fits on the same data (:class:`bivtree.tao.optimizer.TAOOptimizer`'s
+    #: ``memo``), by search key: None, or a dict that :mod:`bivtree.tao.selection`
     #: sets on the instances of one split's paths (the answers do not depend on it).
     _search_memos = None
 

@@ -35,11 +35,12 @@ import warnings
 
 import numpy as np
 
-from ._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
-from ._kernels.scan import ALL_KNOWN_LEFT
-from ._threads import deferred_sigint
-from .estimators import tree_estimator
-from .explain import one_sample
+from .._config import DTYPE, ITYPE, LTYPE, TREE_LEAF
+from .._kernels.scan import ALL_KNOWN_LEFT
+from .._threads import deferred_sigint
+from ..estimators import tree_estimator
+from ..tree import codes_in_set, indicator_values, mask_to_categories
+from .explanation import one_sample
 from .formatting import (
     DEFAULT_DECIMALS,
     feature_signs,
@@ -51,7 +52,6 @@ from .formatting import (
     resolve_class_labels,
     resolve_feature_names,
 )
-from .tree import codes_in_set, indicator_values, mask_to_categories
 
 __all__ = ["drawable_depth", "plot_split", "plot_tree"]
 
@@ -244,9 +244,9 @@ def _best_second(estimator, data, node, feature):
         return None
     rows = data.rows[node] if data.has_data else np.empty(0, dtype=ITYPE)
     if data.has_y and rows.size >= 2:
-        from ._kernels.criteria import summarize_samples
-        from .splitters import SplitData
-        from .splitters.univariate import best_univariate_split
+        from .._kernels.criteria import summarize_samples
+        from ..splitters import SplitData
+        from ..splitters.univariate import best_univariate_split
 
         n = data.X.shape[0]
         classifier = data.codes is not None

@@ -49,12 +49,12 @@ import numbers
 
 import numpy as np
 
-from ._config import TREE_LEAF
-from ._tabular import code_values
-from ._version import __version__
-from .estimators import tree_estimator
+from .._config import TREE_LEAF
+from .._tabular import code_values
+from .._version import __version__
+from ..estimators import tree_estimator
+from ..tree import N_CATEGORY_CODES
 from .formatting import resolve_feature_names
-from .tree import N_CATEGORY_CODES
 
 __all__ = ["export_onnx", "register_skl2onnx_converters"]
 
@@ -93,8 +93,8 @@ def _import(name):
 
 def _estimator_classes():
     """``(classifier classes, regressor classes)`` that the export supports."""
-    from .estimators import BivariateTreeClassifier, BivariateTreeRegressor
-    from .tao_estimators import TAOTreeClassifier, TAOTreeRegressor
+    from ..estimators import BivariateTreeClassifier, BivariateTreeRegressor
+    from ..tao.estimators import TAOTreeClassifier, TAOTreeRegressor
 
     return (BivariateTreeClassifier, TAOTreeClassifier), (BivariateTreeRegressor,
                                                           TAOTreeRegressor)
@@ -855,8 +855,8 @@ def register_skl2onnx_converters():
     skl2onnx = _import("skl2onnx")
     if _registered:
         return
-    from .model_selection import CostComplexityCV
-    from .tao_selection import TAOTreeClassifierCV, TAOTreeRegressorCV
+    from ..model_selection import CostComplexityCV
+    from ..tao.selection import TAOTreeClassifierCV, TAOTreeRegressorCV
 
     classifiers, regressors = _estimator_classes()
     # the TAO selectors convert as their chosen trees

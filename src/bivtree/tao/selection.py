@@ -57,16 +57,16 @@ from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import InstanceOf, Interval, Options, check_params
-from .estimators import (
+from .._validation import InstanceOf, Interval, Options, check_params
+from ..estimators import (
     BaseBivariateTree,
     BivariateTreeClassifier,
     BivariateTreeRegressor,
     ChosenTreeDelegation,
 )
-from .splitters import SPLITTERS
-from .tao import PAIR_SEARCHES, TAOState
-from .tao_estimators import INIT_SPLITTERS, TAOTreeClassifier, TAOTreeRegressor
+from ..splitters import SPLITTERS
+from .estimators import INIT_SPLITTERS, TAOTreeClassifier, TAOTreeRegressor
+from .optimizer import PAIR_SEARCHES, TAOState
 
 __all__ = ["TAOTreeClassifierCV", "TAOTreeRegressorCV"]
 
@@ -158,7 +158,7 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
     keep_last : bool
         Return the estimator of the last visited ``alpha`` too.
     pair_features : int or None
-        Screening of TAO's pair search (see :class:`bivtree.tao.TAOOptimizer`).
+        Screening of TAO's pair search (see :class:`bivtree.tao.optimizer.TAOOptimizer`).
     memos : dict or None
         Searches to share with other paths on the same data (TAO's ``memo`` by
         search key; filled here): a reduced problem already searched, at any
@@ -883,7 +883,7 @@ _CV_ATTRIBUTES = """
 class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
     __doc__ = f"""Bivariate TAO classifier with ``C``, initial tree and ``alpha`` chosen by validation.
 
-    See :mod:`bivtree.tao_selection` for the procedure.
+    See :mod:`bivtree.tao.selection` for the procedure.
 
     Parameters
     ----------

@@ -5,17 +5,19 @@
   :func:`rules_markdown` to print them as a table;
 - :func:`export_graphviz`: DOT source.
 
-Numbers, rules and names are written by :mod:`bivtree.formatting`, shared with the
+Numbers, rules and names are written by :mod:`bivtree.export.formatting`, shared with the
 plots. :func:`to_json`, :func:`from_json`, :func:`save_model` and :func:`load_model`
 live in :mod:`bivtree.persistence` and are importable from here as well.
 """
 
 import numpy as np
 
-from ._config import TREE_LEAF
-from ._kernels.scan import ALL_KNOWN_LEFT
-from .constraints import constraints_text
-from .estimators import tree_estimator
+from .._config import TREE_LEAF
+from .._kernels.scan import ALL_KNOWN_LEFT
+from ..constraints import constraints_text
+from ..estimators import tree_estimator
+from ..persistence import from_json, load_model, save_model, to_json
+from ..tree import mask_to_categories
 from .formatting import (
     DEFAULT_DECIMALS,
     feature_signs,
@@ -29,8 +31,6 @@ from .formatting import (
     resolve_class_labels,
     resolve_feature_names,
 )
-from .persistence import from_json, load_model, save_model, to_json
-from .tree import mask_to_categories
 
 __all__ = [
     "export_graphviz",
