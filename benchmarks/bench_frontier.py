@@ -59,7 +59,7 @@ flagged), the bivtree TAO tools ``--slow-limit`` seconds (their
 limit on a set, that tool is not run deeper on that set (a deeper search is
 harder); STreeD, the reference, always runs.
 
-Tuned rows (``--tuned``): for streed, figs, figs-sum and bivtree-tao, an inner
+Tuned rows (``--tuned``): for streed, figs, figs-sum, bivtree-shallow and bivtree-tao, an inner
 stratified 3-fold CV on the training split (``StratifiedKFold(3, shuffle=True,
 random_state=0)``) chooses one value of :data:`GRID` (best mean validation
 accuracy, ties to the larger value, i.e. the smaller tree), then the tool is
@@ -67,7 +67,7 @@ refitted on the whole training split with it; the time reported covers the
 selection and the refit. ``GRID`` = 0, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05;
 the value means, per tool: STreeD's
 ``cost_complexity`` (``optimization_task="cost-complex-accuracy"``: a branch
-node must gain that share of training accuracy), TAO's ``alpha`` (the same
+node must gain that share of training accuracy), TAO's and ShallowTreeClassifier's ``alpha`` (the same
 unit: the share of training samples a decision node must remove, times
 ``feature_cost=1.25`` for a bivariate node), FIGS's ``min_impurity_decrease``
 divided by the training rows (FIGS counts impurity in samples). Tuned rows are
@@ -116,11 +116,11 @@ SETS = ["segment", "vehicle", "satimage", "penbased", "optdigits", "vowel", "led
 TOOLS = ["bivtree-shallow", "bivtree-greedy", "bivtree-tao", "bivtree-tao-cv", "streed", "figs", "figs-sum",
          "gosdt", "dl85", "obliquetree", "sklearn"]
 #: tools with tuned rows (``--tuned``)
-TUNABLE = ["bivtree-tao", "streed", "figs", "figs-sum"]
+TUNABLE = ["bivtree-shallow", "bivtree-tao", "streed", "figs", "figs-sum"]
 #: tools not run deeper on a set where one of their fits reached its time limit
-STOP_DEEPER = {"bivtree-shallow", "bivtree-tao", "bivtree-tao-cv", "bivtree-tao-tuned", "gosdt", "dl85"}
+STOP_DEEPER = {"bivtree-shallow", "bivtree-shallow-tuned", "bivtree-tao", "bivtree-tao-cv", "bivtree-tao-tuned", "gosdt", "dl85"}
 #: the bivtree tools compared with STreeD in the report
-BIVTREE = ["bivtree-shallow", "bivtree-greedy", "bivtree-tao", "bivtree-tao-tuned", "bivtree-tao-cv"]
+BIVTREE = ["bivtree-shallow", "bivtree-shallow-tuned", "bivtree-greedy", "bivtree-tao", "bivtree-tao-tuned", "bivtree-tao-cv"]
 #: hyperparameter values of the tuned rows (units per tool: see the module docstring)
 GRID = [0.0, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05]
 INNER_FOLDS = 3
@@ -132,7 +132,8 @@ TIME_LIMIT_NOTE = "time limit"
 #: the settings paragraph of the report (the module docstring has the details)
 SETTINGS = (
     "Settings: bivtree-shallow is `ShallowTreeClassifier(max_depth=D)` (TAO from five "
-    "initial trees, the least training objective kept); "
+    "initial trees, pairs of each node's 8 best features searched, the least training "
+    "objective kept); "
     "bivtree-greedy is `BivariateTreeClassifier(max_depth=D)`; bivtree-tao is "
     "`TAOTreeClassifier(max_depth=D, alpha=0)` from that greedy tree; bivtree-tao-cv is "
     "`TAOTreeClassifierCV(max_depth=D)`. STreeD (`STreeDClassifier(max_depth=D)`, task "
@@ -141,7 +142,8 @@ SETTINGS = (
     "same binary features. STreeD, DL8.5 and GOSDT stop at `--optimal-limit` seconds a fit "
     "(flagged †). FIGS gets 2^D - 1 splits (one tree, or a sum of trees for figs-sum; leaves = "
     "splits + trees). crx: the bivtree tools take its categorical columns natively, the others "
-    "one-hot encoded. `-tuned` rows: `cost_complexity` (STreeD), `alpha` (TAO) or "
+    "one-hot encoded. `-tuned` rows: `cost_complexity` (STreeD), `alpha` (TAO, "
+    "bivtree-shallow) or "
     "`min_impurity_decrease / n` (FIGS) chosen from "
     + ", ".join(f"{v:g}" for v in GRID)
     + " by stratified 3-fold CV on the training split, then refitted.")
@@ -267,9 +269,9 @@ def count_leaves(node, children):
     return 1 if not kids else sum(count_leaves(kid, children) for kid in kids)
 
 
-def fit_bivtree_shallow(D, X, y, args):
+def fit_bivtree_shallow(D, X, y, args, alpha=0.0):
     """The most accurate tree of depth at most D bivtree finds (TAO from several starts)."""
-    model = ShallowTreeClassifier(max_depth=D, n_jobs=1, random_state=0).fit(X, y)
+    model = ShallowTreeClassifier(max_depth=D, alpha=alpha, n_jobs=1, random_state=0).fit(X, y)
     return Fitted(model.predict, int(model.get_n_leaves()))
 
 
@@ -430,6 +432,8 @@ def tuned_path(tool, D, X, y, args, values):
     """``tool`` fitted at each value of ``values`` (its tuned hyperparameter)."""
     if tool == "bivtree-tao":
         return path_bivtree_tao(D, X, y, args, values)
+    if tool == "bivtree-shallow":
+        return [fit_bivtree_shallow(D, X, y, args, alpha=v) for v in values]
     if tool == "streed":
         return [fit_streed(D, X, y, args, cost_complexity=v) for v in values]
     adapter = ADAPTERS[tool][0]  # figs, figs-sum
@@ -760,6 +764,25 @@ def summarize(done, args, tools, reasons):
     return "\n".join(lines)
 
 
+def speed_lines(repeats=3):
+    """Markdown: CPU and wall seconds of ``ShallowTreeClassifier(max_depth=4)`` on 5,000 x 20
+    (``make_classification`` as in ``bench_tao.py --part speed``), the median of ``repeats``."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(5000, 20, n_informative=8, n_redundant=4, flip_y=0.05,
+                               random_state=0)
+    times = []
+    for _ in range(repeats):
+        cpu, wall = time.process_time(), time.perf_counter()
+        ShallowTreeClassifier(max_depth=4, n_jobs=1, random_state=0).fit(X, y)
+        times.append((time.process_time() - cpu, time.perf_counter() - wall))
+    cpu, wall = np.median(np.asarray(times), axis=0)
+    return ["## Cost at 5,000 x 20, depth 4", "",
+            (f"`ShallowTreeClassifier(max_depth=4, n_jobs=1)` on `make_classification(5000, 20, "
+             "n_informative=8, n_redundant=4, flip_y=0.05, random_state=0)`, median of "
+             f"{repeats} fits (kernels compiled): {cpu:.2f} CPU s, {wall:.2f} s wall."), ""]
+
+
 def command_line(args):
     """The command that reproduces this report (options that differ from the defaults)."""
     parts = ["python benchmarks/bench_frontier.py"]
@@ -819,7 +842,8 @@ def main(argv=None):
         (f"Load when the report was written: `{machine_load()}`; run took "
          f"{time.perf_counter() - started:.0f} s (rows reused from the CSV not counted)."), "",
         SETTINGS, "",
-        summarize(done, args, tools, reasons)])
+        summarize(done, args, tools, reasons),
+        *(speed_lines() if "bivtree-shallow" in runnable else [])])
     print(report)
     if args.out:
         with open(args.out, "w") as fh:

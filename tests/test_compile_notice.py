@@ -79,3 +79,18 @@ def test_compile_command_reports_each_fit(capsys, monkeypatch):
     assert out.startswith("numba cache of the kernels: ")
     assert "BivariateTreeClassifier(splitter='univariate')" in out
     assert "compiled and cached in" in out
+
+
+def test_the_notice_s_time_is_the_recorded_measurement():
+    """The notice's figure is the first compile ``scripts/measure_first_run.py`` recorded
+    in docs/getting-started.md, rounded to ten seconds."""
+    import pathlib
+    import re
+
+    from bivtree._compile_notice import FIRST_COMPILE_SECONDS, NOTICE
+
+    page = pathlib.Path(__file__).parents[1] / "docs" / "getting-started.md"
+    measured = float(re.search(r"bivtree demo, empty numba cache \(first compile\): ([0-9.]+) s",
+                               page.read_text(encoding="utf-8")).group(1))
+    assert FIRST_COMPILE_SECONDS == 10 * round(measured / 10)
+    assert f"about {FIRST_COMPILE_SECONDS} s" in NOTICE

@@ -195,9 +195,11 @@ FRONTIER = ROOT / "benchmarks" / "results" / "bench_frontier.md"
 #: the README table's rows: label, the report's tool name.
 FRONTIER_TOOLS = [
     ("bivtree `ShallowTreeClassifier(max_depth=D)`", "bivtree-shallow"),
+    ("the same, `alpha` tuned by 3-fold CV", "bivtree-shallow-tuned"),
     ("bivtree `BivariateTreeClassifier(max_depth=D)` (greedy)", "bivtree-greedy"),
     ("STreeD, optimal univariate", "streed"),
     ("FIGS", "figs"),
+    ("FIGS, tuned by 3-fold CV", "figs-tuned"),
     ("obliquetree, bivariate", "obliquetree"),
     ("scikit-learn `DecisionTreeClassifier`", "sklearn"),
 ]
