@@ -703,7 +703,8 @@ def test_command_line_fits_under_constraints(tmp_path, capsys):
      "--monotonic gives \\['age'\\] more than once"),
     (["--pairs", "waist,heigth"], "--pairs: 'heigth' is not a feature column"),
     (["--pairs", "waist,"], "expected columns separated by commas"),
-    (["--pairs", "waist,height", "--model", "tao"], "--pairs applies to greedy trees"),
+    (["--pairs", "waist,height", "--model", "tao", "--ccp-alpha", "0.01"],
+     "--ccp-alpha applies to greedy trees"),
 ])
 def test_command_line_names_unknown_columns(tmp_path, capsys, args, message):
     path, _ = _table(tmp_path)
@@ -715,3 +716,37 @@ def test_command_line_names_unknown_columns(tmp_path, capsys, args, message):
     assert status != 0
     assert re.search(message, capsys.readouterr().err)
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("cls", [BivariateTreeClassifier, BivariateTreeRegressor])
+def test_merging_equal_leaves_changes_no_prediction(cls):
+    """Sibling leaves of one prediction are merged into their parent, and no input (missing
+    values included) is predicted otherwise; a monotone fit has no such siblings left."""
+    from bivtree.tree import merge_equal_leaves
+
+    X, y_clf, y_reg = make_data(3, n=300, missing=0.1)
+    classifier = cls is BivariateTreeClassifier
+    est = fit(cls, "orientations", X, y_clf if classifier else y_reg, monotonic_cst=[1, -1, 0, 0])
+    assert merge_equal_leaves(est.tree_, classifier) is est.tree_  # merged at fit already
+    rows = np.vstack([X, np.random.default_rng(1).normal(size=(200, X.shape[1]))])
+    rows[::7, 0] = np.nan
+    tree = est.tree_
+    value = tree.value.copy()
+    leaves = set(np.flatnonzero(tree.children_left < 0).tolist())
+    parent = next(p for p in range(tree.node_count)
+                  if tree.children_left[p] in leaves and tree.children_right[p] in leaves)
+    left, right = tree.children_left[parent], tree.children_right[parent]
+    # give the right leaf the left one's prediction (a classifier: its class shares)
+    value[right] = (value[left] / value[left].sum() * value[right].sum() if classifier
+                    else value[left])
+    alike = type(tree)(tree.children_left, tree.children_right, tree.features, tree.weights,
+                       tree.threshold, tree.impurity, tree.n_node_samples,
+                       tree.weighted_n_node_samples, value, tree.n_features,
+                       tree.category_mask, tree.missing_go_left if tree.missing_learned else None)
+    smaller = merge_equal_leaves(alike, classifier)
+    assert smaller.node_count <= alike.node_count - 2
+    before, after = alike.predict(rows), smaller.predict(rows)
+    if classifier:
+        before = before / before.sum(axis=1, keepdims=True)
+        after = after / after.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(after, before, rtol=1e-12, atol=1e-12)

@@ -650,8 +650,10 @@ TAO_MODELS = ("tao", "tao-cv")
 _GREEDY_ONLY = (("--splitter", "splitter", "auto"), ("--criterion", "criterion", None),
                 ("--min-samples-split", "min_samples_split", 2),
                 ("--max-leaf-nodes", "max_leaf_nodes", None),
-                ("--max-features", "max_features", None), ("--ccp-alpha", "ccp_alpha", 0.0),
-                ("--monotonic", "monotonic", []), ("--pairs", "pairs", []))
+                ("--max-features", "max_features", None), ("--ccp-alpha", "ccp_alpha", 0.0))
+#: the parameters ``fit`` sets from the data's columns, which the TAO models take too
+_TAO_DATA_PARAMS = ("categorical_features", "max_categories", "monotonic_cst",
+                    "interaction_cst")
 
 
 def _tao_model(args, kind, verbose):
@@ -781,8 +783,8 @@ def _run_fit(args):
     if args.model in TAO_MODELS:
         model = _tao_model(args, kind, params["verbose"])
         accepted = model.get_params()
-        model.set_params(**{k: params[k] for k in ("categorical_features", "max_categories")
-                            if k in accepted})
+        model.set_params(**{k: params[k] for k in _TAO_DATA_PARAMS
+                            if k in params and k in accepted})
     elif kind == "classifier":
         params["class_weight"] = args.class_weight
         model = BivariateTreeClassifier(**params)

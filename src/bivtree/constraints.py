@@ -35,6 +35,12 @@ only) and ``"pairwise"`` allows any two features but never three in one test (it
 matters only to ``splitter="lda"`` with three or more features per test).
 Unlike gradient boosting's, the constraint holds per node, not per branch: a
 bivariate tree is readable when each test is, whatever its ancestors test.
+
+**Trees not grown here** (TAO, :mod:`bivtree.tao`): a tree whose tests are
+admissible (no two constrained features in disagreeing senses, no pair of
+features of different groups: :func:`check_node_tests`) but whose values were
+not checked while it was built is made monotone by the same bounds, passed
+down the finished tree (:func:`clip_tree_to_bounds`, :meth:`MonotoneGrowth.clip_tree`).
 """
 
 from dataclasses import dataclass, field
@@ -43,7 +49,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._kernels.constraints import CONFLICT, NO_MONOTONIC, rule_order
+from ._kernels.constraints import CONFLICT, NO_MONOTONIC, rule_order, split_admissible
 
 __all__ = [
     "NO_CONSTRAINTS",
@@ -51,6 +57,8 @@ __all__ = [
     "MonotoneGrowth",
     "NodeBounds",
     "SplitConstraints",
+    "check_node_tests",
+    "clip_tree_to_bounds",
     "constraints_text",
     "resolve_interaction_cst",
     "resolve_monotonic_cst",
@@ -315,6 +323,15 @@ class MonotoneGrowth:
     other split passes the node's bounds to both; and every node's value is
     clipped to its bounds. A pruned tree keeps this: collapsing a subtree
     leaves its root's value, clipped to bounds that contain its descendants'.
+    The growth applies it node by node (:meth:`children`, :meth:`clip`); a
+    finished tree gets it all at once (:meth:`clip_tree`).
+
+    Every leaf below the lower child of an ordered node then has a value of at
+    most ``mid`` and every leaf below the other at least ``mid``. Two samples
+    that differ only in a constrained feature part, if at all, at a node
+    testing it, whose order (not a ``CONFLICT``: the tests must be admissible)
+    puts the larger value on the side the constraint asks for; so the tree is
+    monotone whatever the children's values were before clipping.
 
     Parameters
     ----------
@@ -353,18 +370,161 @@ class MonotoneGrowth:
             value = np.array([clipped])
         return value, weight, impurity
 
-    def children(self, split, bounds, left, right):
-        """The bounds of the children of ``split`` (summaries ``left`` and ``right``)."""
-        if split.category_mask[0] != 0 and np.count_nonzero(split.features >= 0) == 1:
-            order = 0  # a categorical test: its feature has no constraint
-        else:
-            order = self.constraints.rule_order(split.features, split.weights)
+    def order(self, features, weights, categorical=False):
+        """The order a node test requires of its children (0: none; ``categorical``: a
+        category-set test, whose feature has no constraint)."""
+        if categorical:
+            return 0
+        return self.constraints.rule_order(features, weights)
+
+    def child_bounds(self, order, bounds, value_left, value_right):
+        """The bounds of the two children of a node of ``bounds`` whose test has ``order``,
+        from the children's (unclipped) values."""
         if order in (0, CONFLICT):
             return bounds, bounds
-        mid = 0.5 * (self.value(left[0], left[1]) + self.value(right[0], right[1]))
+        mid = 0.5 * (value_left + value_right)
         mid = min(max(mid, bounds.lower), bounds.upper)
         low, high = NodeBounds(bounds.lower, mid), NodeBounds(mid, bounds.upper)
         return (low, high) if order > 0 else (high, low)
+
+    def children(self, split, bounds, left, right):
+        """The bounds of the children of ``split`` (summaries ``left`` and ``right``)."""
+        categorical = (split.category_mask[0] != 0
+                       and np.count_nonzero(split.features >= 0) == 1)
+        return self.child_bounds(self.order(split.features, split.weights, categorical),
+                                 bounds, self.value(left[0], left[1]),
+                                 self.value(right[0], right[1]))
+
+    def pass_down(self, children_left, children_right, orders, values):
+        """Every node's bounds, passed down from the unbounded root: the one traversal of
+        the scheme, for a finished tree (:meth:`clip_tree`) and TAO's states alike.
+
+        Parameters
+        ----------
+        children_left, children_right : ndarray of int
+            The structure (``-1``: a leaf).
+        orders : sequence of int
+            Each node's :meth:`order` (0 for a leaf, and for a node whose test
+            orders nothing).
+        values : sequence of float
+            Each node's value before clipping (:meth:`value`): the children's
+            give an ordered node's ``mid``.
+
+        Returns
+        -------
+        lower, upper : ndarray of float64 (n_nodes,)
+        """
+        n = len(children_left)
+        lower = np.full(n, -np.inf)
+        upper = np.full(n, np.inf)
+        stack = [(0, UNBOUNDED)]
+        while stack:
+            node, bounds = stack.pop()
+            lower[node], upper[node] = bounds
+            left, right = children_left[node], children_right[node]
+            if left >= 0:
+                low, high = self.child_bounds(orders[node], bounds, values[left], values[right])
+                stack += [(left, low), (right, high)]
+        return lower, upper
+
+    def clip_tree(self, tree):
+        """Pass the bounds down a finished :class:`~bivtree.tree.Tree` and clip its values.
+
+        In place: the bounds of :meth:`pass_down`, each node's children giving
+        ``mid`` by their stored values before clipping (as growth takes them),
+        and every node's value clipped to its bounds (:meth:`clip`). A tree
+        grown under these constraints is left as it is (its values lie within
+        their bounds already); any other tree whose tests are admissible
+        (:func:`check_node_tests`) comes out monotone (see the class).
+
+        Returns
+        -------
+        int
+            The number of node values changed.
+        """
+        value, weight = tree.value, tree.weighted_n_node_samples
+        internal = ~tree.is_leaf
+        categorical = tree.is_categorical
+        orders = [self.order(tree.features[i], tree.weights[i], categorical[i])
+                  if internal[i] else 0 for i in range(tree.node_count)]
+        values = [self.value(value[i], weight[i]) for i in range(tree.node_count)]
+        lower, upper = self.pass_down(tree.children_left, tree.children_right, orders, values)
+        changed = 0
+        for node in range(tree.node_count):
+            bounds = NodeBounds(lower[node], upper[node])
+            clipped = self.clip((value[node], weight[node], tree.impurity[node]), bounds)[0]
+            # a value clipped before (to the same bounds) may come back equal
+            if not np.array_equal(clipped, value[node]):
+                value[node] = clipped
+                changed += 1
+        return changed
+
+
+def clip_tree_to_bounds(tree, constraints, classifier):
+    """Make a finished tree monotone under ``constraints``: :meth:`MonotoneGrowth.clip_tree`.
+
+    The one place a tree built without the growth's bounds (a TAO tree) gets
+    them; without monotonic constraints the tree is left as it is.
+
+    Parameters
+    ----------
+    tree : Tree
+        Its tests must be admissible (:func:`check_node_tests`); changed in place.
+    constraints : SplitConstraints
+    classifier : bool
+        Whether ``tree.value`` holds weighted counts of two classes (the value
+        constrained is the last class's share) rather than a mean target.
+
+    Returns
+    -------
+    int
+        The number of node values changed.
+    """
+    if not constraints.has_monotonic:
+        return 0
+    return MonotoneGrowth(constraints, classifier).clip_tree(tree)
+
+
+def check_node_tests(features, weights, constraints, what="the tree", names=None):
+    """Raise a ValueError naming the first node whose test ``constraints`` forbid.
+
+    A test is forbidden when two of its features (nonzero weights) share no
+    interaction group, or when its constrained features require opposite
+    orders of its children (a ``CONFLICT``, :func:`~bivtree._kernels.constraints.rule_order`):
+    the structural half of :func:`~bivtree._kernels.constraints.split_admissible`,
+    which is called with unbounded values. The order of the children's values
+    is not checked (:func:`clip_tree_to_bounds` enforces it).
+
+    Parameters
+    ----------
+    features : ndarray of int (n_nodes, n_slots)
+        Each node's tested features (``-1``: an unused slot; leaves use none).
+    weights : ndarray of float (n_nodes, n_slots)
+    constraints : SplitConstraints
+    what : str, default="the tree"
+        Names the tree in the message.
+    names : sequence of str, default=None
+        The features' names, for the message.
+    """
+    if not (constraints.has_monotonic or constraints.allowed.shape[0]):
+        return
+    cst = constraints.monotonic
+    for node in range(features.shape[0]):
+        f = np.ascontiguousarray(features[node], dtype=np.int64)
+        w = np.ascontiguousarray(weights[node], dtype=np.float64)
+        used = [int(j) for j, v in zip(f, w) if j >= 0 and v != 0.0]
+        if len(used) < 2 or split_admissible(cst, constraints.allowed, f, w, -np.inf, np.inf,
+                                             0.0, 0.0):
+            continue  # a test of one feature is always admissible
+        tested = " and ".join(_column_label(j, names) for j in used)
+        if constraints.rule_order(f, w) == CONFLICT:
+            reason = ("whose monotonic constraints require opposite orders of its children "
+                      "with the signs of its weights")
+        else:
+            reason = "which interaction_cst keeps out of one test"
+        raise ValueError(f"{what} breaks the constraints: its node {node} tests {tested}, "
+                         f"{reason}; grow it under the same monotonic_cst and "
+                         "interaction_cst")
 
 
 # --------------------------------------------------------------- description

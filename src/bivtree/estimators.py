@@ -50,6 +50,7 @@ from .persistence import load_model, register_model, save_model
 from .pruning import cost_complexity_pruning_path, prune_tree
 from .splitters import SPLITTERS, SplitData, get_splitter
 from .splitters._categorical import WithCategories
+from .tree import merge_equal_leaves
 
 #: default largest number of feature pairs a pair-searching splitter may examine per node.
 DEFAULT_MAX_PAIRS = 20_000
@@ -412,6 +413,11 @@ class FittedTreeMixin:
     def _validate_fit_data(self, X, y, sample_weight):
         # parameters first: they are cheap to check and explain more than a data error
         self._validate_params()
+        # scikit-learn's message for several outputs, before the generic one about y's shape
+        if getattr(self, "monotonic_cst", None) is not None and np.ndim(y) == 2 and np.shape(
+                y)[1] > 1:
+            raise ValueError("Monotonicity constraints are not supported with multiple outputs: "
+                             f"y has {np.shape(y)[1]} columns, and bivtree fits one output")
         # sparse matrices densified, categorical columns encoded (sets categories_)
         X = encode_fit(self, X)
         _check_numeric_frame(X, self)
@@ -431,6 +437,33 @@ class FittedTreeMixin:
             raise ValueError("sample_weight contains NaN or infinity")
         _positive_samples(sample_weight)
         return X, y, sample_weight
+
+    def _resolve_constraints(self, n_features, n_classes):
+        """The fit's :class:`~bivtree.constraints.SplitConstraints`, from ``monotonic_cst`` and
+        ``interaction_cst`` resolved against ``X`` (sets ``monotonic_cst_`` and
+        ``interaction_cst_``; an estimator without those parameters has none).
+
+        The greedy trees and the TAO estimators resolve them here, with the same
+        checks and messages.
+
+        Raises
+        ------
+        ValueError
+            Constraints that do not fit ``X`` (see :mod:`bivtree.constraints`), or
+            monotonic constraints of a multiclass classifier.
+        """
+        names = getattr(self, "feature_names_in_", None)
+        monotonic = resolve_monotonic_cst(getattr(self, "monotonic_cst", None), n_features,
+                                          names, getattr(self, "is_categorical_", None))
+        if monotonic is not None and self._is_classifier() and n_classes > 2:
+            raise ValueError("Monotonicity constraints are not supported with multiclass "
+                             f"classification: y has {n_classes} classes; monotonic_cst "
+                             "constrains the probability of the positive class of two")
+        interactions = resolve_interaction_cst(getattr(self, "interaction_cst", None),
+                                               n_features, names)
+        self.monotonic_cst_ = monotonic
+        self.interaction_cst_ = interactions
+        return split_constraints(monotonic, interactions, n_features)
 
     def _encode_classes(self, y, sample_weight):
         """Sorted classes, encoded labels and sample weights times ``class_weight``.
@@ -737,41 +770,23 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         splitter = get_splitter(self.splitter, **options)
         return WithCategories(splitter, categorical) if categorical.size else splitter
 
-    def _validate_fit_data(self, X, y, sample_weight):
-        # scikit-learn's message for several outputs, before the generic one about y's shape
-        if self.monotonic_cst is not None and np.ndim(y) == 2 and np.shape(y)[1] > 1:
-            raise ValueError("Monotonicity constraints are not supported with multiple outputs: "
-                             f"y has {np.shape(y)[1]} columns, and bivtree fits one output")
-        return super()._validate_fit_data(X, y, sample_weight)
-
     def _fit_constraints(self, n_features, n_classes):
-        """The fit's :class:`~bivtree.constraints.SplitConstraints`, from ``monotonic_cst`` and
-        ``interaction_cst`` resolved against ``X`` (sets ``monotonic_cst_`` and
-        ``interaction_cst_``).
+        """The fit's :class:`~bivtree.constraints.SplitConstraints`
+        (:meth:`~FittedTreeMixin._resolve_constraints`), for a splitter that honours them.
 
         Raises
         ------
         ValueError
-            Constraints that do not fit ``X`` (see :mod:`bivtree.constraints`),
-            monotonic constraints of a multiclass classifier, or constraints for
-            a splitter that cannot honour them.
+            As :meth:`~FittedTreeMixin._resolve_constraints`, or constraints for a
+            splitter that cannot honour them.
         """
-        names = getattr(self, "feature_names_in_", None)
-        monotonic = resolve_monotonic_cst(self.monotonic_cst, n_features, names,
-                                          getattr(self, "is_categorical_", None))
-        if monotonic is not None and self._is_classifier() and n_classes > 2:
-            raise ValueError("Monotonicity constraints are not supported with multiclass "
-                             f"classification: y has {n_classes} classes; monotonic_cst "
-                             "constrains the probability of the positive class of two")
-        interactions = resolve_interaction_cst(self.interaction_cst, n_features, names)
-        self.monotonic_cst_ = monotonic
-        self.interaction_cst_ = interactions
-        if (monotonic is not None or interactions is not None) and not SPLITTERS[
-                self.splitter].supports_constraints:
+        constraints = self._resolve_constraints(n_features, n_classes)
+        if (self.monotonic_cst_ is not None or self.interaction_cst_ is not None) and not (
+                SPLITTERS[self.splitter].supports_constraints):
             usable = sorted(name for name, cls in SPLITTERS.items() if cls.supports_constraints)
             raise ValueError(f"the {self.splitter!r} splitter does not honour monotonic_cst or "
                              f"interaction_cst; the splitters {usable} do")
-        return split_constraints(monotonic, interactions, n_features)
+        return constraints
 
     def _categorical_columns(self):
         """The columns encoded as categories at fit (``is_categorical_``), as indices."""
@@ -850,6 +865,9 @@ class BaseBivariateTree(FittedTreeMixin, BaseEstimator):
         grown = tree
         if self.ccp_alpha > 0.0:
             tree = prune_tree(tree, self.ccp_alpha)
+        if monotone is not None:
+            # clipped values often make sibling leaves predict alike: drop such tests
+            tree = merge_equal_leaves(tree, self._is_classifier())
         self.tree_ = tree
         self.split_info_ = _align_split_info(grown, tree, grower.split_info)
         gaps = [info["gap"] for info in self.split_info_ if info and "gap" in info]

@@ -30,6 +30,15 @@ objective is at most that of each initial tree; with ``cv=None`` it is the
 least objective TAO reached from the starts. What is not: the best tree of
 the depth (that problem is NP-hard for bivariate splits); the optimal univariate
 start is optimal over its binned thresholds only.
+
+**Constraints** (``monotonic_cst``, ``interaction_cst``, as for
+:class:`~bivtree.TAOTreeClassifier`): the greedy starts are grown under them
+and TAO keeps them, so the tree returned is monotone in every constrained
+feature and pairs features of one group only. The optimal univariate start is
+a univariate tree, which no interaction group restricts; its dynamic program
+cannot check the order of its children's values against bounds its ancestors
+set, so under monotonic constraints (a nonzero one) it is left out, and a
+``starts`` of it alone is refused.
 """
 
 import time
@@ -43,7 +52,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import type_of_target
 
 from ._validation import Interval, check_params
-from .estimators import BivariateTreeClassifier, ChosenTreeDelegation
+from .estimators import BaseBivariateTree, BivariateTreeClassifier, ChosenTreeDelegation
 from .tao.estimators import TAOTreeClassifier
 
 __all__ = ["STARTS", "ShallowTreeClassifier"]
@@ -54,7 +63,8 @@ STARTS = ("bivariate", "bivariate-entropy", "univariate", "univariate-entropy",
 
 
 def _greedy_start(name, max_depth, n_jobs, random_state):
-    """The greedy estimator a start names (fitted by TAO on the data it is given)."""
+    """The greedy estimator a start names (fitted by TAO on the data it is given, under
+    TAO's constraints: see :meth:`~bivtree.TAOTreeClassifier.fit`)."""
     splitter = "auto" if name.startswith("bivariate") else "univariate"
     criterion = "entropy" if name.endswith("-entropy") else "gini"
     return BivariateTreeClassifier(max_depth=max_depth, splitter=splitter, criterion=criterion,
@@ -112,6 +122,16 @@ class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, Classifier
     random_state : int or None, default=0
         Seeds the inner folds and the greedy trees' draws.
     verbose : int, default=0
+    monotonic_cst : array-like of int of shape (n_features,), dict or None, default=None
+        Monotonicity constraint of each feature (binary classification: the
+        probability of ``classes_[1]``), as for :class:`~bivtree.TAOTreeClassifier`:
+        the greedy starts are grown and TAO runs under it, and the returned
+        tree is monotone in each constrained feature. The ``"optimal-univariate"``
+        start is left out under a nonzero constraint (see :mod:`bivtree.shallow`).
+    interaction_cst : list of lists of int or str, "pairwise", "no_interactions" or \
+None, default=None
+        Groups of features that may share a node test (scikit-learn's
+        HistGradientBoosting groups), as for :class:`~bivtree.TAOTreeClassifier`.
 
     Attributes
     ----------
@@ -154,10 +174,14 @@ class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, Classifier
         "n_jobs": [None, Integral],
         "random_state": [None, Integral],
         "verbose": [Interval(Integral, 0, None, closed="left")],
+        # resolved against X by the TAO fits (bivtree.constraints)
+        "monotonic_cst": BaseBivariateTree._parameter_constraints["monotonic_cst"],
+        "interaction_cst": BaseBivariateTree._parameter_constraints["interaction_cst"],
     }
 
     def __init__(self, max_depth=3, *, starts=STARTS, alpha=0.0, feature_cost=1.25,
-                 pair_features=8, cv=None, n_jobs=None, random_state=0, verbose=0):
+                 pair_features=8, cv=None, n_jobs=None, random_state=0, verbose=0,
+                 monotonic_cst=None, interaction_cst=None):
         self.max_depth = max_depth
         self.starts = starts
         self.alpha = alpha
@@ -167,6 +191,8 @@ class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, Classifier
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
 
     def _checked_starts(self):
         starts = [self.starts] if isinstance(self.starts, str) else list(self.starts)
@@ -181,7 +207,9 @@ class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, Classifier
     def _tao(self, init):
         est = TAOTreeClassifier(max_depth=self.max_depth, alpha=self.alpha,
                                 feature_cost=self.feature_cost, init=init, n_jobs=self.n_jobs,
-                                random_state=self.random_state, verbose=max(0, self.verbose - 1))
+                                random_state=self.random_state, verbose=max(0, self.verbose - 1),
+                                monotonic_cst=self.monotonic_cst,
+                                interaction_cst=self.interaction_cst)
         est._pair_features = self.pair_features  # the selectors' screening, not a TAO parameter
         return est
 
@@ -190,7 +218,8 @@ class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, Classifier
 
         ``numeric`` is ``(X, y, sample_weight)`` validated, for the optimal
         univariate start; None when ``X`` has categorical columns, which its
-        thresholds cannot test (that start is then left out).
+        thresholds cannot test, or under monotonic constraints, which its search
+        cannot keep (that start is then left out).
         """
         inits = []
         for name in starts:
@@ -219,12 +248,21 @@ class ShallowTreeClassifier(ChosenTreeDelegation, MetaEstimatorMixin, Classifier
         check_params(type(self).__name__, self.get_params(deep=False),
                      self._parameter_constraints)
         starts = self._checked_starts()
-        # bad input is named before any fit; the numbers the optimal start searches
-        probe = TAOTreeClassifier(max_depth=1)
+        # bad input is named before any fit (constraints included); the numbers the
+        # optimal start searches
+        probe = TAOTreeClassifier(max_depth=1, monotonic_cst=self.monotonic_cst,
+                                  interaction_cst=self.interaction_cst)
         numeric = probe._validate_fit_data(X, y, sample_weight)
-        if probe.is_categorical_ is not None and np.any(probe.is_categorical_):
+        classes = probe._encode_classes(numeric[1], numeric[2])[0]
+        probe._resolve_constraints(numeric[0].shape[1], classes.shape[0])
+        monotone = probe.monotonic_cst_ is not None and np.any(probe.monotonic_cst_ != 0)
+        if monotone or probe.is_categorical_ is not None and np.any(probe.is_categorical_):
             numeric = None
         inits = self._initial_trees(starts, numeric)
+        if not inits:
+            why = "monotonic_cst" if monotone else "X's categorical columns"
+            raise ValueError(f"starts lists only 'optimal-univariate', which is left out with "
+                             f"{why}; add a greedy start (e.g. 'bivariate')")
         names = [name for name, _ in inits]
         if self.cv is None:
             best = self._tao([init for _, init in inits]).fit(X, y, sample_weight=sample_weight)

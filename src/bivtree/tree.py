@@ -711,3 +711,60 @@ def subtree(tree, keep_as_leaf):
     return Tree(cl, cr, features, weights, threshold, tree.impurity[order],
                 tree.n_node_samples[order], tree.weighted_n_node_samples[order],
                 tree.value[order], tree.n_features, category_mask, missing)
+
+
+def merge_equal_leaves(tree, classifier):
+    """The tree with every subtree whose leaves all predict the same collapsed into a leaf.
+
+    Under monotonic constraints, clipping node values to their bounds often gives
+    sibling leaves the same prediction: a test between them changes nothing the
+    tree predicts, only its size. A subtree is collapsed when all its leaves have
+    exactly the same prediction (a classifier's class shares, a regressor's
+    value); the new leaf keeps that prediction (a classifier's counts are the
+    shares times the node's weight), so ``predict``, ``predict_proba`` and the
+    routing of every input, missing values included, give the same answers.
+
+    Parameters
+    ----------
+    tree : Tree
+    classifier : bool
+        Whether ``value`` holds class counts (else a mean target).
+
+    Returns
+    -------
+    Tree
+        ``tree`` itself when no subtree can be collapsed.
+    """
+    n = tree.node_count
+    if classifier:
+        total = tree.value.sum(axis=1, keepdims=True)
+        prediction = np.divide(tree.value, total, out=np.zeros_like(tree.value),
+                               where=total > 0)
+    else:
+        prediction = tree.value
+    uniform = np.zeros(n, dtype=bool)  # every leaf below predicts prediction[node]
+    common = prediction.copy()
+    order, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        if tree.children_left[node] != TREE_LEAF:
+            stack += [tree.children_left[node], tree.children_right[node]]
+    for node in reversed(order):  # children before their parent
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left == TREE_LEAF:
+            uniform[node] = True
+        elif uniform[left] and uniform[right] and np.array_equal(common[left], common[right]):
+            uniform[node] = True
+            common[node] = common[left]
+    collapse = uniform & (tree.children_left != TREE_LEAF)
+    if not collapse.any():
+        return tree
+    value = tree.value.copy()
+    value[collapse] = (common[collapse] * tree.weighted_n_node_samples[collapse, None]
+                       if classifier else common[collapse])
+    merged = Tree(tree.children_left, tree.children_right, tree.features, tree.weights,
+                  tree.threshold, tree.impurity, tree.n_node_samples,
+                  tree.weighted_n_node_samples, value, tree.n_features, tree.category_mask,
+                  tree.missing_go_left if tree.missing_learned else None)
+    return subtree(merged, collapse)

@@ -432,9 +432,10 @@ def arc_angle(h, n_coarse, arc_start, arc_span):
 
 
 @njit(**NUMBA_OPTS)
-def _pair_arc(cst, j, k, frame):
+def pair_arc(cst, j, k, frame):
     """The arc of the coarse angles of pair ``(j, k)``: the half-turn, or for two
-    constrained features the :func:`admissible_arc` of their signs."""
+    constrained features the :func:`admissible_arc` of their signs (``cst``: the
+    constraint of every column, empty: none; also TAO's pair search)."""
     if cst.shape[0] > 0 and cst[j] != 0 and cst[k] != 0:
         return admissible_arc(frame, cst[j] * cst[k])
     return 0.0, math.pi
@@ -500,7 +501,7 @@ def coarse_to_fine_search(X, rows, pair_j, pair_k, inv_scale, n_coarse, n_bins, 
         frame = decorrelated_frame(ws.pair_x, inv_scale[j], inv_scale[k])
         for f in range(4):
             frames[q, f] = frame[f]
-        arc_start, arc_span = _pair_arc(cst, j, k, frame)
+        arc_start, arc_span = pair_arc(cst, j, k, frame)
         for h in range(n_coarse):
             theta = arc_angle(h, n_coarse, arc_start, arc_span)
             proxy = coarse_proxy_at(ws.pair_x, theta, inv_scale[j], inv_scale[k],

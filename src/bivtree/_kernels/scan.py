@@ -24,8 +24,10 @@ constraint of every column it projects (``cst``) and the node's bounds; the
 scan of a rule then takes the order its children must have from the rule's
 weights (:func:`oriented_cuts`, :func:`~bivtree._kernels.constraints.rule_order`)
 and skips every cut that breaks it (:func:`~bivtree._kernels.criteria.best_cut_offset`),
-and a rule whose constrained features disagree scans no cut at all. Without
-constraints (``cst`` empty) every scan is the one it always was.
+and a rule whose constrained features disagree scans no cut at all. Another cut
+objective may carry ``cst`` too (TAO's ``PseudolabelCuts``): such a rule then
+scans no cut either, the others every cut. Without constraints (``cst`` empty)
+every scan is the one it always was.
 
 **Inlined.** The levels of a scan (:func:`~bivtree._kernels.angle_search.scan_angle`,
 :func:`scan_projection`, :func:`scan_sorted`,
@@ -172,15 +174,29 @@ def oriented_cuts(cuts, features, weights):
     Compiled code only, chosen by the type of ``cuts``: a :class:`CriterionCuts`
     with monotonic constraints gets the order of that rule
     (:func:`~bivtree._kernels.constraints.rule_order`), and ``admissible`` is
-    false when the rule's constrained features disagree; any other cut
-    objective, or one without constraints, is returned as it is.
+    false when the rule's constrained features disagree. Another cut objective
+    whose record has a ``cst`` field (TAO's
+    :class:`~bivtree._kernels.tao.PseudolabelCuts`) is only checked for that
+    disagreement: its cuts have no values to order, and are returned as they
+    are. Any other cut objective, or one without constraints, is admissible.
     """
     raise NotImplementedError("oriented_cuts is only callable from compiled code")
+
+
+def _has_field(cuts, name):
+    """Whether the numba type ``cuts`` is a named-tuple record with the field ``name``."""
+    return isinstance(cuts, types.BaseNamedTuple) and name in cuts.fields
 
 
 @overload(oriented_cuts)
 def _oriented_cuts(cuts, features, weights):
     if not cut_objective_is(cuts, CriterionCuts):
+        if _has_field(cuts, "cst"):
+            # no values to order (e.g. TAO's pseudolabels): only the rule's signs are checked
+            def signs_agree(cuts, features, weights):
+                return rule_order(cuts.cst, features, weights) != CONFLICT, cuts
+            return signs_agree
+
         def unchanged(cuts, features, weights):
             return True, cuts
         return unchanged

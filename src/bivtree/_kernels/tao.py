@@ -33,6 +33,25 @@ the greedy splitters' mechanics (pair scaling and back-transform of
 :mod:`~bivtree._kernels.directions`, the projection scan of
 :mod:`~bivtree._kernels.scan`) with its own cut objective,
 :class:`PseudolabelCuts`.
+
+**Monotonic constraints** (``SearchSpace.cst``, :mod:`bivtree._kernels.constraints`):
+a pair of two constrained features may only take rules ``x_j + w x_k`` whose
+weight has the sign ``c_j c_k`` (else the rule's constrained features would
+require opposite orders of its children: a ``CONFLICT``). The
+:class:`PseudolabelCuts` of an item carry the constraints of the columns its
+rules read, so every scan of a conflicting rule finds no cut
+(:func:`~bivtree._kernels.scan.oriented_cuts`), and each pair search keeps to
+the admissible directions where that is cheap: the coarse angles are spread
+over the admissible arc (:func:`~bivtree._kernels.angle_search.pair_arc`, as
+the ``"auto"`` splitter does), the fixed directions of the other sign are
+skipped, and the exact sweep sweeps the slopes of the admissible sign only
+(the rotational sweep does not check the order of its partitions under the
+two-class objective, so it is told the slopes instead). The best item is so
+the best admissible one each search finds. A reduced problem has no child
+values to order (its pseudolabels say which subtree a sample prefers), so the
+order of the children's values is not checked here: the estimators clip the
+finished tree to the bounds (:mod:`bivtree.constraints`). Without constraints
+(``cst`` empty) every search is the one it always was.
 """
 
 import math
@@ -43,11 +62,19 @@ from numba import njit, prange
 from numba.extending import overload
 
 from .._config import MISCLASSIFICATION, NUMBA_OPTS
-from .angle_search import climb_angle, decorrelated_frame, frame_direction, scan_angle
-from .directions import gather_pair, scan_directions
+from .angle_search import (
+    arc_angle,
+    climb_angle,
+    decorrelated_frame,
+    frame_direction,
+    pair_arc,
+    scan_angle,
+)
+from .constraints import NO_MONOTONIC
+from .directions import gather_pair, pair_constraints, scan_directions
 from .pair_scaling import larger_coefficient_first, min_max_scaling, pair_rule_weight
 from .scan import Cut, best_cut, best_cut_missing, cut_objective_is, scan_projection
-from .sweep import sweep_pair
+from .sweep import sweep_pair_missing
 from .traversal import goes_left
 
 
@@ -211,12 +238,17 @@ class PseudolabelCuts(NamedTuple):
         Node-local loss differences.
     w0, w1 : float
         Total weight of label 0 and of label 1.
+    cst : int64 (n_columns,)
+        Monotonic constraint of every column the scanned rules read (empty:
+        none): a rule whose constrained features disagree has no cut
+        (:func:`~bivtree._kernels.scan.oriented_cuts`).
     """
 
     labels: np.ndarray
     weights: np.ndarray
     w0: float
     w1: float
+    cst: np.ndarray = NO_MONOTONIC
 
 
 @overload(best_cut)
@@ -295,7 +327,8 @@ class SearchSpace(NamedTuple):
     """The items a node is searched over: the univariate ``features``, then the pairs
     ``(pair_j[q], pair_k[q])``, each with the directions ``(dir_a[h], dir_b[h])``, or,
     with ``n_coarse > 0``, the coarse-to-fine search of ``n_coarse`` angles and
-    ``refine_rounds`` rounds (:func:`_refined_pair_item`)."""
+    ``refine_rounds`` rounds (:func:`_refined_pair_item`); ``cst`` is the monotonic
+    constraint of every column of ``X`` (empty: none; see the module)."""
 
     features: np.ndarray
     pair_j: np.ndarray
@@ -304,6 +337,7 @@ class SearchSpace(NamedTuple):
     dir_b: np.ndarray
     n_coarse: int
     refine_rounds: int
+    cst: np.ndarray = NO_MONOTONIC
 
 
 class WorkItems(NamedTuple):
@@ -358,12 +392,34 @@ def _univariate_item(X, samples, f, values, cuts):
 
 
 @njit(**NUMBA_OPTS)
+def _pair_cuts(cuts, j, k):
+    """``cuts`` for rules over the two columns of :func:`gather_pair` of ``(j, k)``
+    (``cuts.cst`` holds the constraint of every column of ``X``)."""
+    return PseudolabelCuts(cuts.labels, cuts.weights, cuts.w0, cuts.w1,
+                           pair_constraints(cuts.cst, j, k))
+
+
+@njit(**NUMBA_OPTS)
+def _admissible_slopes(cst, j, k):
+    """The slopes ``s`` of the sweep's lines ``u + s v`` (``u``, ``v``: features ``j``, ``k``
+    scaled by positive factors) whose rules the constraints ``cst`` admit: every slope,
+    or for two constrained features those of the sign ``c_j c_k``."""
+    if cst.shape[0] > 0 and cst[j] != 0 and cst[k] != 0:
+        if cst[j] * cst[k] > 0:
+            return 0.0, np.inf
+        return -np.inf, 0.0
+    return -np.inf, np.inf
+
+
+@njit(**NUMBA_OPTS)
 def _exact_pair_item(X, samples, j, k, values, cuts):
     """Exact best line of the pair by the rotational sweep on [0, 1]-scaled values,
     re-scanned as its stored rule (the larger raw coefficient first, so the stored
     weight stays bounded; an axis-parallel line is left to the univariate items).
     The line is swept over the complete rows of the pair; the re-scan places the
-    rows missing either feature on their better side."""
+    rows missing either feature on their better side. Under monotonic constraints
+    (``cuts.cst``, every column's) only the slopes whose rule is admissible are
+    swept, so the line is the exact best admissible one."""
     scaling_j = min_max_scaling(X, samples, j)
     scaling_k = min_max_scaling(X, samples, k)
     if scaling_j.inv_scale == 0.0 or scaling_k.inv_scale == 0.0:
@@ -383,7 +439,11 @@ def _exact_pair_item(X, samples, j, k, values, cuts):
         stats[c, 2] = 1.0
     params = np.array([1.0, 0.0])
     stop = np.zeros(1, dtype=np.int64)
-    optimum, wu, wv, _, _, _, _ = sweep_pair(u, v, stats, MISCLASSIFICATION, params, stop)
+    # the rule's weight on x_k has the sign of the slope (u and v scale by positive factors)
+    slope_lo, slope_hi = _admissible_slopes(cuts.cst, j, k)
+    # the complete rows only: without NaN this is the plain sweep of those slopes
+    optimum, wu, wv, _, _, _, _ = sweep_pair_missing(u, v, stats, MISCLASSIFICATION, params,
+                                                     stop, slope_lo, slope_hi)
     if not math.isfinite(optimum):
         return _no_rule()
     rule = larger_coefficient_first(j, k, wu, wv, scaling_j.inv_scale, scaling_k.inv_scale)
@@ -402,12 +462,14 @@ def _exact_pair_item(X, samples, j, k, values, cuts):
 
 @njit(**NUMBA_OPTS)
 def _direction_pair_item(X, samples, j, k, dir_a, dir_b, values, cuts):
-    """Best of the directions ``(dir_a[h], dir_b[h])`` on the pair's [0, 1]-scaled values."""
+    """Best of the directions ``(dir_a[h], dir_b[h])`` on the pair's [0, 1]-scaled values
+    (under monotonic constraints, of those whose rule is admissible)."""
     inv_scale_j = min_max_scaling(X, samples, j).inv_scale
     inv_scale_k = min_max_scaling(X, samples, k).inv_scale
     if inv_scale_j == 0.0 or inv_scale_k == 0.0:
         return _no_rule()  # a constant feature: the pair is a univariate split at best
     pair_x = gather_pair(X, samples, j, k)
+    cuts = _pair_cuts(cuts, j, k)  # the gathered pair's two columns
     found = scan_directions(pair_x, dir_a, dir_b, inv_scale_j, inv_scale_k, values, cuts)
     missing_left = False
     if found.proxy > -np.inf and _pair_has_missing(pair_x):
@@ -430,22 +492,27 @@ def _refined_pair_item(X, samples, j, k, n_coarse, n_rounds, values, cuts):
     ``n_rounds`` step-halving rounds from the best
     (:func:`~bivtree._kernels.angle_search.climb_angle`); every angle is scanned
     exactly as the rule it would be stored as, rows missing a feature of the
-    pair on their better side.
+    pair on their better side. For two constrained features (``cuts.cst``, every
+    column's) the coarse angles are spread over the arc of admissible rules, and
+    a step of the climb outside it scores no cut.
     """
     inv_scale_j = min_max_scaling(X, samples, j).inv_scale
     inv_scale_k = min_max_scaling(X, samples, k).inv_scale
     if inv_scale_j == 0.0 or inv_scale_k == 0.0:
         return _no_rule()  # a constant feature: the pair is a univariate split at best
     pair_x = gather_pair(X, samples, j, k)
+    cst = cuts.cst
+    cuts = _pair_cuts(cuts, j, k)  # the gathered pair's two columns
     rows = np.arange(pair_x.shape[0])
     rule_features = np.arange(2)
     rule_weights = np.empty(2)
     rule_weights[0] = 1.0
     frame = decorrelated_frame(pair_x, inv_scale_j, inv_scale_k)
+    arc_start, arc_span = pair_arc(cst, j, k, frame)
     best = Cut(-np.inf, 0.0, False)
     theta = 0.0
     for h in range(n_coarse):
-        trial = math.pi * (h + 0.5) / n_coarse
+        trial = arc_angle(h, n_coarse, arc_start, arc_span)
         cut = scan_angle(pair_x, trial, inv_scale_j, inv_scale_k, rule_features, rule_weights,
                          rows, values, cuts, frame)
         if cut.proxy > best.proxy:
@@ -499,6 +566,8 @@ def search_items(X, care, exact, space, items):
     The proxy is the misclassification proxy of the two pseudo-classes: its
     loss ``W - proxy`` is the least weighted error over the four ways of
     labelling the two sides, i.e. also over both orientations of the rule.
+    Under monotonic constraints (``space.cst``) a pair item's rule is the best
+    admissible one its search finds (see the module).
 
     Returns
     -------
@@ -531,7 +600,7 @@ def search_items(X, care, exact, space, items):
                 w0 += node_weight[p]
             else:
                 w1 += node_weight[p]
-        cuts = PseudolabelCuts(node_labels, node_weight, w0, w1)
+        cuts = PseudolabelCuts(node_labels, node_weight, w0, w1, space.cst)
         values = np.empty(n)
         if t < n_feat:
             found = _univariate_item(X, samples, space.features[t], values, cuts)
@@ -570,6 +639,47 @@ class RuleErrors(NamedTuple):
 
     keep: np.ndarray
     flip: np.ndarray
+
+
+class SideSums(NamedTuple):
+    """Per rule: the weight and the weighted value (target, or 1 for the positive class)
+    of its node's samples on its left and on its right side."""
+
+    weight_left: np.ndarray
+    value_left: np.ndarray
+    weight_right: np.ndarray
+    value_right: np.ndarray
+
+
+@njit(parallel=True, **NUMBA_OPTS)
+def rule_side_sums(X, samples, offsets, rule_node, rule_features, rule_weights, rule_threshold,
+                   rule_mask, rule_missing, value, sample_weight):
+    """:class:`SideSums` of rules on every sample of their nodes (not only the care ones).
+
+    Node ``r`` owns ``samples[offsets[r]:offsets[r + 1]]``; rule ``q`` (as in
+    :func:`rule_errors`) is evaluated on node ``rule_node[q]``, routing through
+    :func:`~bivtree._kernels.traversal.goes_left` as the tree does. Under
+    monotonic constraints the sums give the values of the children a rule
+    would make (:func:`~bivtree._kernels.constraints.split_admissible`).
+    """
+    n_rules = rule_node.shape[0]
+    w_left = np.zeros(n_rules)
+    v_left = np.zeros(n_rules)
+    w_right = np.zeros(n_rules)
+    v_right = np.zeros(n_rules)
+    for q in prange(n_rules):
+        r = rule_node[q]
+        for p in range(offsets[r], offsets[r + 1]):
+            i = samples[p]
+            w = sample_weight[i]
+            if goes_left(X, i, rule_features[q], rule_weights[q], rule_threshold[q],
+                         rule_mask[q], rule_missing[q]):
+                w_left[q] += w
+                v_left[q] += w * value[i]
+            else:
+                w_right[q] += w
+                v_right[q] += w * value[i]
+    return SideSums(w_left, v_left, w_right, v_right)
 
 
 @njit(parallel=True, **NUMBA_OPTS)

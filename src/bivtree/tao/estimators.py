@@ -6,6 +6,18 @@ user passes) and optimize it with :mod:`bivtree.tao.optimizer`. :func:`tao_path`
 every significant value of the regularization parameter, warm-starting each
 fit from the previous one, and picks the best tree on a validation set
 (section 4.1.3 of Kairgeldin & Carreira-Perpinan, KDD 2024).
+
+**Constraints** (``monotonic_cst``, ``interaction_cst``: the greedy trees'
+parameters, resolved by the same code with the same errors,
+:meth:`~bivtree.estimators.FittedTreeMixin._resolve_constraints`). The initial
+tree is grown under them, or refused when one of its tests breaks them
+(:func:`~bivtree.constraints.check_node_tests`); TAO searches the allowed pairs
+only and, for two constrained features, only rules whose signs agree
+(:mod:`bivtree._kernels.tao`); a rule is used only where the values of the
+children it makes respect the order and the bounds its node has in the tree
+(the greedy search's check, :func:`~bivtree._kernels.constraints.split_admissible`);
+and the returned tree is clipped to those bounds
+(:func:`~bivtree.constraints.clip_tree_to_bounds`), which makes it monotone.
 """
 
 import copy
@@ -18,8 +30,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.model_selection import train_test_split
 
 from .._compile_notice import notice_once
-from .._config import DTYPE, LTYPE, MISCLASSIFICATION, SQUARED_ERROR
+from .._config import DTYPE, ITYPE, LTYPE, MISCLASSIFICATION, SQUARED_ERROR
 from .._validation import InstanceOf, Integral, Interval, Options, Real, check_params
+from ..constraints import check_node_tests, clip_tree_to_bounds, split_constraints
 from ..estimators import (
     DEFAULT_MAX_PAIRS,
     BaseBivariateTree,
@@ -34,6 +47,7 @@ from ..estimators import (
     numba_threads,
 )
 from ..persistence import register_model
+from ..splitters._base import candidate_pairs
 from ..tree import Tree
 from .optimizer import (
     PAIR_SEARCHES,
@@ -91,10 +105,11 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                  InstanceOf(BaseEstimator, "a bivtree tree estimator"),
                  InstanceOf((list, tuple), "a list of initial trees")],
         # these go to the greedy tree TAO starts from, which takes the same values
+        # (the constraints are TAO's own as well: resolved against X the same way)
         **{name: BaseBivariateTree._parameter_constraints[name]
            for name in ("max_depth", "min_samples_leaf", "n_orientations", "max_pairs",
                         "n_jobs", "random_state", "verbose", "categorical_features",
-                        "max_categories")},
+                        "max_categories", "monotonic_cst", "interaction_cst")},
         "pair_search": [Options(PAIR_SEARCHES)],
         "exact_max_samples": [None, Interval(Integral, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -106,7 +121,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
     def __init__(self, *, alpha, feature_cost, init, max_depth, min_samples_leaf, n_orientations,
                  exact_max_samples, max_iter, time_limit, validation_fraction, max_pairs,
                  warm_start, n_jobs, random_state, verbose, categorical_features="from_dtype",
-                 max_categories=None, pair_search="coarse_to_fine"):
+                 max_categories=None, pair_search="coarse_to_fine", monotonic_cst=None,
+                 interaction_cst=None):
         self.alpha = alpha
         self.feature_cost = feature_cost
         self.init = init
@@ -125,20 +141,29 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.verbose = verbose
         self.categorical_features = categorical_features
         self.max_categories = max_categories
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
 
     # ----------------------------------------------------------- parameters
-    def _check_params(self, n_features):
+    def _check_params(self, numeric):
         """``exact_max_samples`` resolved; raises if TAO would search too many pairs.
 
-        The parameters themselves were checked against ``_parameter_constraints``
-        with the data (``_validate_fit_data``).
+        ``numeric`` are the columns linear rules use; the pairs counted are those
+        of them ``interaction_cst`` allows. The parameters themselves were
+        checked against ``_parameter_constraints`` with the data
+        (``_validate_fit_data``).
         """
         ems = self.exact_max_samples
         if ems is None:
             ems = (DEFAULT_EXACT_MAX_SAMPLES if self._is_classifier()
                    else DEFAULT_EXACT_MAX_SAMPLES_REGRESSION)
         limit = DEFAULT_MAX_PAIRS if self.max_pairs is None else self.max_pairs
+        n_features = numeric.size
         n_pairs = n_features * (n_features - 1) // 2
+        constraints = self._split_constraints()
+        if n_pairs > limit and constraints.allowed.shape[0]:
+            # only the allowed pairs are searched (listed only when all of them are too many)
+            n_pairs = constraints.allowed_pairs(*candidate_pairs(numeric))[0].size
         if n_pairs > limit:
             raise ValueError(
                 f"TAO would search {n_pairs} feature pairs at every node ({n_features} "
@@ -146,13 +171,38 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                 "max_pairs")
         return int(ems)
 
+    def _split_constraints(self):
+        """The fit's :class:`~bivtree.constraints.SplitConstraints` (``monotonic_cst_``,
+        ``interaction_cst_`` over every column of ``X``)."""
+        return split_constraints(self.monotonic_cst_, self.interaction_cst_,
+                                 self.n_features_in_)
+
+    def _check_tests(self, features, weights, what):
+        """Refuse a tree whose tests the constraints forbid (see :func:`check_node_tests`)."""
+        check_node_tests(features, weights, self._split_constraints(), what,
+                         getattr(self, "feature_names_in_", None))
+
+    def _optimized_tree(self, state, data):
+        """The :class:`Tree` of an optimized ``state``, made monotone under monotonic
+        constraints (:func:`~bivtree.constraints.clip_tree_to_bounds`: every node's value
+        clipped to the bounds scikit-learn's growth would pass down)."""
+        tree = state_to_tree(state, data)
+        clip_tree_to_bounds(tree, self._split_constraints(), self._is_classifier())
+        return tree
+
     # --------------------------------------------------------------- fitting
     def _initial_tree(self, init, X, y, sample_weight):
-        """The greedy tree (or the given one) TAO starts from."""
+        """The greedy tree (or the given one) TAO starts from.
+
+        Under constraints, a greedy tree is grown under them (an unfitted
+        estimator given as ``init`` too), and a tree whose tests they forbid is
+        refused (:func:`~bivtree.constraints.check_node_tests`).
+        """
         if isinstance(init, Tree):
             if init.n_features != X.shape[1]:
                 raise ValueError(f"the initial tree expects {init.n_features} features, X has "
                                  f"{X.shape[1]}")
+            self._check_tests(init.features, init.weights, "the initial tree (init)")
             return init.copy()
         if isinstance(init, BaseEstimator):
             if hasattr(init, "tree_"):
@@ -168,7 +218,13 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         if categorical.size:
             # X holds the codes already: the greedy tree takes them as categories
             est.set_params(categorical_features=categorical.tolist())
+        if (self.monotonic_cst_ is not None or self.interaction_cst_ is not None) and (
+                "monotonic_cst" in est.get_params(deep=False)):
+            # X has no column names here: the constraints as resolved, by index
+            est.set_params(monotonic_cst=self.monotonic_cst_,
+                           interaction_cst=self.interaction_cst_)
         est.fit(X, y, sample_weight=sample_weight)
+        self._check_tests(est.tree_.features, est.tree_.weights, "the initial tree (init)")
         return est.tree_
 
     def _run(self, data, state, exact_max_samples, cache=None, start=None, memo=None):
@@ -177,7 +233,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
             n_orientations=self.n_orientations, exact_max_samples=exact_max_samples,
             max_iter=self.max_iter, time_limit=self.time_limit, verbose=self.verbose,
             cache=cache, start=start, pair_features=self._pair_features, memo=memo,
-            pair_search=self.pair_search)
+            pair_search=self.pair_search, constraints=self._split_constraints())
         with numba_threads(self.n_jobs):
             result = optimizer.run(state)
         return result, optimizer.cache
@@ -186,7 +242,11 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         notice_once()
         t0 = start  # time_limit counts from the call to fit
         categorical = self._categorical_columns()
-        exact_max_samples = self._check_params(X.shape[1] - categorical.size)
+        # the same resolution, checks and messages as the greedy trees'; every tree TAO
+        # starts from and every rule it searches keep to them
+        constraints = self._resolve_constraints(X.shape[1], n_classes)
+        exact_max_samples = self._check_params(
+            np.setdiff1d(np.arange(X.shape[1], dtype=ITYPE), categorical).astype(ITYPE))
         regression = not self._is_classifier()
         sample_weight, exponent = _prepare_scales(self, X, targets if regression else None,
                                                   sample_weight)
@@ -194,13 +254,15 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                        categorical=categorical, regression=regression)
         init = self.init
         cache = result = None
-        key = (search_key(data, self.n_orientations, self.pair_search, exact_max_samples),
-               self._pair_features)
+        key = (search_key(data, self.n_orientations, self.pair_search, exact_max_samples,
+                          constraints), self._pair_features)
         if self.warm_start and hasattr(self, "_tao_state"):
             if self._tao_state.n_features != X.shape[1]:
                 raise ValueError("warm_start: X has a different number of features than the "
                                  "previous fit")
             state = self._tao_state.copy()
+            self._check_tests(state.features, state.weights,
+                              "warm_start: the previous fit's tree")
             init = self.init_
             # the same data and search settings: the previous searches still hold
             if getattr(self, "_search_cache", (None, None))[0] == key:
@@ -228,7 +290,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.converged_ = result.converged
         self.next_alpha_ = next_alpha(result.records, float(self.alpha), data.total_weight,
                                       float(self.feature_cost))
-        self.tree_ = state_to_tree(state, data)
+        self.tree_ = self._optimized_tree(state, data)
         self.objective_ = self._tree_objective(data)
         self.n_outputs_ = 1
         self.max_features_ = X.shape[1]
@@ -242,8 +304,10 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
 
         TAO never increases its objective, so the tree kept is at least as good on
         the objective as the best of the initial trees, and as each run from
-        its own. Sets ``init_objectives_`` (the final objective of each run, in
-        the order of ``inits``) and ``init_index_`` (the run kept).
+        its own (under monotonic constraints the objectives compared are those of
+        the returned, clipped trees, which may exceed TAO's). Sets
+        ``init_objectives_`` (the final objective of each run, in the order of
+        ``inits``) and ``init_index_`` (the run kept).
 
         Returns
         -------
@@ -269,7 +333,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
             memo = (None if self._search_memos is None
                     else self._search_memos.setdefault(key, {}))
             result, cache = self._run(data, state, exact_max_samples, start=start, memo=memo)
-            self.tree_ = state_to_tree(state, data)
+            self.tree_ = self._optimized_tree(state, data)
             objective = self._tree_objective(data)
             objectives.append(objective)
             if self.verbose:
@@ -325,8 +389,8 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
             state = TAOState.from_tree(tree, part.regression, self._categorical_columns())
             self._run(part, state, exact_max_samples, start=start)
             w = sample_weight[val]
-            err = tree_loss(state_to_tree(state, part), X[val], labels[val], targets[val], w,
-                            part.regression)
+            err = tree_loss(self._optimized_tree(state, part), X[val], labels[val],
+                            targets[val], w, part.regression)
             scores[name] = err / max(float(w.sum()), np.finfo(float).tiny)
         self.init_scores_ = scores
         if self.verbose:
@@ -369,11 +433,14 @@ _TAO_DOC = """
         CART, or ``"auto"``: both, each optimized on a ``1 - validation_fraction``
         part of the data and the better on the rest kept (then fitted on all
         the data). A :class:`bivtree.Tree` is used as is; an unfitted bivtree
-        estimator is fitted on the data first, a fitted one gives its ``tree_``.
+        estimator is fitted on the data first (under ``monotonic_cst`` and
+        ``interaction_cst`` when they are given), a fitted one gives its
+        ``tree_``; a tree with a test the constraints forbid is refused.
         A list of these (names other than ``"auto"``, trees, estimators): TAO
         runs from each on all the data and the run of least objective is kept
         (the first on ties), so the result's objective is at most that of every
-        initial tree (``init_objectives_``).
+        initial tree (``init_objectives_``; under monotonic constraints, of the
+        initial trees clipped to their bounds).
     max_depth : int, default=None
         Depth of the initial greedy tree (``None``: fully grown).
     min_samples_leaf : int or float, default=1
@@ -429,6 +496,44 @@ default="from_dtype"
     max_categories : int, default=None
         Categories kept per categorical column, as for
         :class:`~bivtree.BivariateTreeClassifier`.
+    monotonic_cst : array-like of int of shape (n_features,), dict or None, default=None
+        Monotonicity constraint of each feature, with the meaning, the forms
+        and the errors of :class:`~bivtree.BivariateTreeClassifier`'s: ``1`` the
+        prediction (the mean target, or the probability of ``classes_[1]``) may
+        only increase with the feature, ``-1`` only decrease, ``0`` free; with a
+        DataFrame also a dict ``{column name: -1, 0 or 1}``; more than two
+        classes, several outputs and a constrained categorical feature are
+        refused. The initial greedy tree is grown under it (an unfitted
+        estimator given as ``init`` too); a given tree with a test of two
+        constrained features whose signs disagree is refused. At every node
+        TAO searches, for a pair of two constrained features, only the rules
+        whose signs agree (the exact sweep, the angles and the fixed directions
+        alike), and uses a rule only where the values of the children it makes
+        (over all the node's training samples) lie within the node's bounds and
+        in the order its signs require, the bounds being passed down the tree
+        as scikit-learn's growth does; the leaves take their values clipped to
+        their bounds. **Guaranteed:** the returned tree's values are clipped to
+        those bounds (:func:`bivtree.constraints.clip_tree_to_bounds`), so its
+        prediction never moves against a constraint when one feature changes
+        and the others stay (as for the greedy trees, see
+        :mod:`bivtree.constraints` for missing values); ``objective_path_``
+        measures that clipped tree and never increases (a TAO pass is then no
+        descent step, since an updated node moves the bounds below it: a pass
+        that raised the objective is undone and ends the run), so the objective
+        is at most the initial tree's after the same clipping. **Not
+        guaranteed:** the best monotone tree of the structure; a node whose best
+        searched rule is inadmissible keeps its rule or takes another
+        candidate (zero-variate, the other kind, a category set), not the best
+        admissible cut of its reduced problem.
+    interaction_cst : list of lists of int or str, "pairwise", "no_interactions" or \
+None, default=None
+        Groups of features that may share a node test, as for
+        :class:`~bivtree.BivariateTreeClassifier` (scikit-learn's
+        HistGradientBoosting groups; the features no group lists form one more
+        group): the initial tree is grown under them (a given tree pairing
+        features of different groups is refused) and TAO's bivariate rules are
+        searched over the allowed pairs only, so no node of the returned tree
+        tests two features of different groups.
 """
 
 _TAO_ATTRIBUTES = """
@@ -436,9 +541,10 @@ _TAO_ATTRIBUTES = """
         The optimized tree, zero-variate nodes and dead branches removed.
     objective_path_ : ndarray
         Objective ``E / W`` of the initial tree and after every iteration
-        (never increasing).
+        (never increasing; under monotonic constraints, of the trees clipped to
+        their bounds).
     objective_ : float
-        Objective of ``tree_`` (at most ``objective_path_[-1]``).
+        Objective of ``tree_`` (at most ``objective_path_[-1]``, up to rounding).
     n_iter_ : int
         Iterations run.
     converged_ : bool
@@ -456,6 +562,11 @@ _TAO_ATTRIBUTES = """
         ``init`` a list only: the objective TAO reached from each initial tree.
     init_index_ : int
         ``init`` a list only: the position of the run kept.
+    monotonic_cst_ : ndarray of int8 of shape (n_features,) or None
+        ``monotonic_cst`` as one constraint per feature (None: none given).
+    interaction_cst_ : list of list of int, "pairwise" or None
+        ``interaction_cst`` as groups of feature indices, with the group of the
+        features it did not list (None: none given).
     feature_importances_ : ndarray of shape (n_features,)
     fit_time_ : float
     n_features_in_ : int
@@ -509,7 +620,7 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
                  exact_max_samples=None, max_iter=50, time_limit=None, validation_fraction=0.1,
                  max_pairs=None, warm_start=False, class_weight=None, n_jobs=None,
                  random_state=None, verbose=0, categorical_features="from_dtype",
-                 max_categories=None):
+                 max_categories=None, monotonic_cst=None, interaction_cst=None):
         super().__init__(
             alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
@@ -517,7 +628,8 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
             validation_fraction=validation_fraction, max_pairs=max_pairs,
             warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
             categorical_features=categorical_features, max_categories=max_categories,
-            pair_search=pair_search)
+            pair_search=pair_search, monotonic_cst=monotonic_cst,
+            interaction_cst=interaction_cst)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -573,7 +685,8 @@ class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):
                  min_samples_leaf=1, n_orientations=30, pair_search="coarse_to_fine",
                  exact_max_samples=None, max_iter=50, time_limit=None, validation_fraction=0.1,
                  max_pairs=None, warm_start=False, n_jobs=None, random_state=None, verbose=0,
-                 categorical_features="from_dtype", max_categories=None):
+                 categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
+                 interaction_cst=None):
         super().__init__(
             alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
@@ -581,7 +694,8 @@ class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):
             validation_fraction=validation_fraction, max_pairs=max_pairs,
             warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
             categorical_features=categorical_features, max_categories=max_categories,
-            pair_search=pair_search)
+            pair_search=pair_search, monotonic_cst=monotonic_cst,
+            interaction_cst=interaction_cst)
 
     def _is_classifier(self):
         return False

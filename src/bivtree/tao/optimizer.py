@@ -60,6 +60,26 @@ do not care, so the objective is unchanged). :func:`state_to_tree` stores the
 sides, the default one (:func:`~bivtree.tree.default_missing_left`) at nodes
 no training sample reached with a missing value. Without NaN no side is read
 and the optimizer does exactly what it did before.
+
+Constraints (``constraints``, a :class:`~bivtree.constraints.SplitConstraints`):
+the bivariate items are the pairs ``interaction_cst`` allows, and a pair of two
+constrained features is searched for rules whose signs agree only
+(:mod:`bivtree._kernels.tao`), so no search returns a rule the constraints
+forbid. Under monotonic constraints every node also has the bounds of its value
+(:class:`~bivtree.constraints.MonotoneGrowth`'s, taken from the state's rules
+and training values at the start of each pass; a node's bounds depend on the
+nodes above it only, which the pass updates after it), and:
+
+* a leaf takes its class or mean from its value clipped to its bounds;
+* a decision node uses a candidate rule only if the children it makes of the
+  node's training samples have values within the node's bounds and in the
+  order its signs require (:func:`~bivtree._kernels.constraints.split_admissible`,
+  the greedy search's check); the zero-variate option always passes;
+* the objective is that of the state with its leaves clipped to the bounds its
+  own rules give (the tree the estimators return, clipped by
+  :func:`~bivtree.constraints.clip_tree_to_bounds`). An updated node moves the
+  bounds below it, so a pass is no longer a descent step: a pass that raised
+  the objective is undone and ends the run, and the objective never increases.
 """
 
 import hashlib
@@ -70,6 +90,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._config import DTYPE, ITYPE, MISCLASSIFICATION, NO_FEATURE, TREE_LEAF, TREE_UNDEFINED
+from .._kernels.constraints import split_admissible
 from .._kernels.tao import (
     CareSets,
     ItemResults,
@@ -78,11 +99,13 @@ from .._kernels.tao import (
     child_losses,
     node_paths,
     rule_errors,
+    rule_side_sums,
     search_items,
     total_loss,
 )
 from .._kernels.traversal import partition_samples
 from .._threads import check_interrupt
+from ..constraints import NO_CONSTRAINTS, MonotoneGrowth, NodeBounds
 from ..splitters._base import SplitData, candidate_pairs
 from ..splitters._categorical import best_subset_split
 from ..splitters.orientations import orientation_directions
@@ -220,11 +243,18 @@ class TAOState:
                    tree.node_depth.astype(ITYPE), tree.n_features,
                    tree.category_mask[:, :2].copy(), tree.missing_go_left.copy())
 
+    #: the arrays of a state, in the constructor's order (``n_features`` after ``depth``)
+    _ARRAYS = ("children_left", "children_right", "features", "weights", "threshold", "kind",
+               "leaf_class", "leaf_mean", "depth")
+
     def copy(self):
-        return TAOState(*(getattr(self, f).copy() for f in (
-            "children_left", "children_right", "features", "weights", "threshold", "kind",
-            "leaf_class", "leaf_mean", "depth")), self.n_features, self.category_mask.copy(),
-            self.missing_left.copy())
+        return TAOState(*(getattr(self, f).copy() for f in self._ARRAYS), self.n_features,
+                        self.category_mask.copy(), self.missing_left.copy())
+
+    def assign(self, other):
+        """Take the parameters of ``other`` (a state of the same structure), in place."""
+        for name in (*self._ARRAYS, "category_mask", "missing_left"):
+            getattr(self, name)[...] = getattr(other, name)
 
     @property
     def node_count(self):
@@ -527,12 +557,18 @@ COARSE_ANGLES = 12
 REFINE_ROUNDS = 5
 
 
-def search_key(data, n_orientations, pair_search, exact_max_samples):
+def search_key(data, n_orientations, pair_search, exact_max_samples,
+               constraints=NO_CONSTRAINTS):
     """What the searches' answers depend on besides the reduced problems: a search cache
-    is reused only by a fit with the same key."""
+    is reused only by a fit with the same key (``constraints``: the fit's
+    :class:`~bivtree.constraints.SplitConstraints`, which restrict the rules searched)."""
     digest = hashlib.blake2b(digest_size=16)
     for arr in (data.X, data.labels, data.targets, data.sample_weight):
         digest.update(np.ascontiguousarray(arr).tobytes())
+    if constraints is not NO_CONSTRAINTS:
+        for arr in (constraints.monotonic, constraints.allowed):
+            digest.update(np.int64(arr.size).tobytes())
+            digest.update(np.ascontiguousarray(arr).tobytes())
     return (data.X.shape, digest.hexdigest(), int(n_orientations), pair_search,
             int(exact_max_samples),
             tuple(int(f) for f in data.categorical))
@@ -588,12 +624,23 @@ class TAOOptimizer:
         again, at any node, is not searched again; the answers are the same.
     pair_search : {"coarse_to_fine", "orientations"}, default="coarse_to_fine"
         The approximate bivariate search of the pairs (see the module).
+    constraints : SplitConstraints, default=None
+        Monotonic and interaction constraints over the columns of ``data.X``
+        (None: none). A node's bivariate items are the pairs
+        ``constraints.allowed_pairs`` keeps (so are the screened ones of
+        ``pair_features``), and a pair of two constrained features takes only
+        rules whose signs agree (:mod:`bivtree._kernels.tao`); every rule the
+        optimizer picks is so admissible, provided the state's rules are. Under
+        monotonic constraints (of a regressor, or of a classifier of two
+        classes) the bounds of the nodes' values are kept as well (see the
+        module); the estimators clip the finished tree to them
+        (:func:`~bivtree.constraints.clip_tree_to_bounds`).
     """
 
     def __init__(self, data, *, alpha, feature_cost, n_orientations, exact_max_samples,
                  max_iter, time_limit=None, verbose=0, incremental=True, cache=None,
                  start=None, pair_features=None, memo=None, skip_hopeless=True,
-                 pair_search="coarse_to_fine"):
+                 pair_search="coarse_to_fine", constraints=None):
         self.data = data
         self.incremental = bool(incremental)
         self.skip_hopeless = bool(skip_hopeless)
@@ -610,10 +657,22 @@ class TAOOptimizer:
         if pair_search not in PAIR_SEARCHES:
             raise ValueError(f"pair_search must be one of {PAIR_SEARCHES}, got {pair_search!r}")
         refined = pair_search == "coarse_to_fine"
-        self.space = SearchSpace(features, *candidate_pairs(features),
+        self.constraints = NO_CONSTRAINTS if constraints is None else constraints
+        # only the pairs interaction_cst allows are items (and so among the screened ones)
+        self.space = SearchSpace(features,
+                                 *self.constraints.allowed_pairs(*candidate_pairs(features)),
                                  *orientation_directions(int(n_orientations)),
                                  COARSE_ANGLES if refined else 0,
-                                 REFINE_ROUNDS if refined else 0)
+                                 REFINE_ROUNDS if refined else 0,
+                                 np.ascontiguousarray(self.constraints.monotonic,
+                                                      dtype=np.int64))
+        # monotonic constraints of a value (a mean, or the share of the second of two
+        # classes): the bounds every node's value must keep, as growth passes them down
+        self.monotone = None
+        if self.constraints.has_monotonic and (data.regression or data.n_classes == 2):
+            self.monotone = MonotoneGrowth(self.constraints, not data.regression)
+            self._node_value = (data.targets if data.regression
+                                else (data.labels == 1).astype(DTYPE))
         # searches do not depend on alpha: a warm-started fit on the same data
         # (a regularization path) passes the previous fit's cache
         self.cache = _SearchCache(memo) if cache is None else cache
@@ -628,8 +687,7 @@ class TAOOptimizer:
         t0 = time.perf_counter()
         start = t0 if self.start is None else self.start
         self._deadline = None if self.time_limit is None else start + float(self.time_limit)
-        data = self.data
-        objective = _objective(state, data, self.lam, self.feature_cost)
+        objective = self._state_objective(state)
         path = [objective]
         records = {}
         converged = False
@@ -640,9 +698,23 @@ class TAOOptimizer:
                 self._say_out_of_time(n_iter)
                 break
             t_it = time.perf_counter()
+            kept = (state.copy(), records) if self.monotone is not None else None
             records, finished = self._iteration(state, levels)
             n_iter = it
-            new = _objective(state, data, self.lam, self.feature_cost)
+            new = self._state_objective(state)
+            if kept is not None and new > objective + 1e-12 * max(1.0, abs(objective)):
+                # under monotonic constraints a pass is no descent step (an updated node
+                # moves the bounds below it): one that raised E is undone and ends the run
+                state.assign(kept[0])
+                # the records of the pass that made the state kept (after a first pass
+                # undone, the undone pass's: the nodes' options as they were last weighed)
+                records = kept[1] or records
+                converged = True
+                if self.verbose:
+                    print(f"[TAO] alpha={self.alpha:.6g} iteration {it} raised the objective "
+                          f"to {new:.6g} under the monotonic constraints' bounds: undone",
+                          flush=True)
+                break
             path.append(new)
             if not finished:
                 # stopped between two depths: the nodes updated so far only lowered E
@@ -661,6 +733,23 @@ class TAOOptimizer:
                 break
             objective = new
         return TAOResult(path, n_iter, converged, records, time.perf_counter() - t0)
+
+    def _state_objective(self, state):
+        """``E / W`` of ``state``, and so of the tree it becomes.
+
+        Under monotonic constraints the leaves first take their values clipped
+        to the bounds the state's own rules and training values give them
+        (:meth:`_node_bounds`), as the returned tree clips them
+        (:func:`~bivtree.constraints.clip_tree_to_bounds`), so that ``E`` is
+        that tree's objective.
+        """
+        data = self.data
+        if self.monotone is not None:
+            paths = node_paths(data.X, data.rows, *state.arrays, int(state.depth.max()) + 1)
+            leaf = paths[np.arange(paths.shape[0]), (paths >= 0).sum(axis=1) - 1]
+            self._update_leaves(state, np.flatnonzero(state.kind == LEAF), leaf, data.rows,
+                                self._node_bounds(state, paths))
+        return _objective(state, data, self.lam, self.feature_cost)
 
     def _out_of_time(self):
         return self._deadline is not None and time.perf_counter() >= self._deadline
@@ -684,6 +773,9 @@ class TAOOptimizer:
         data = self.data
         n_levels = len(levels)
         paths = node_paths(data.X, data.rows, *state.arrays, n_levels)
+        # a node's bounds depend on the rules above it only, which this pass updates after
+        # it: taken once, they hold for every node when its depth is updated
+        bounds = None if self.monotone is None else self._node_bounds(state, paths)
         records = {}
         for d in range(n_levels - 1, -1, -1):
             check_interrupt()  # Ctrl-C held back during the fit is raised between depths
@@ -698,13 +790,53 @@ class TAOOptimizer:
             samples = samples[order]
             nodes_here = levels[d]
             is_leaf = state.kind[nodes_here] == LEAF
-            self._update_leaves(state, nodes_here[is_leaf], node_of, samples)
+            self._update_leaves(state, nodes_here[is_leaf], node_of, samples, bounds)
             decision = nodes_here[~is_leaf]
             if decision.size:
-                records.update(self._update_decision_nodes(state, decision, node_of, samples))
+                records.update(self._update_decision_nodes(state, decision, node_of, samples,
+                                                           bounds))
         return records, True
 
-    def _update_leaves(self, state, leaves, node_of, samples):
+    def _node_bounds(self, state, paths):
+        """Every node's bounds under monotonic constraints: :class:`MonotoneGrowth`'s, from
+        the values the training samples give the nodes of ``state`` (``paths``:
+        :func:`node_paths` of ``data.rows``).
+
+        A zero-variate node, and one that sends every sample to one side, orders
+        nothing: both its children get its bounds, as the tree
+        :func:`state_to_tree` makes (which leaves such nodes out) gets them.
+
+        Returns
+        -------
+        lower, upper : ndarray of float64 (n_nodes,)
+        """
+        data = self.data
+        n = state.node_count
+        w = data.sample_weight[data.rows]
+        wv = w * self._node_value[data.rows]
+        weight = np.zeros(n)
+        total = np.zeros(n)
+        for d in range(paths.shape[1]):
+            col = paths[:, d]
+            ok = col >= 0
+            np.add.at(weight, col[ok], w[ok])
+            np.add.at(total, col[ok], wv[ok])
+        value = np.divide(total, weight, out=np.zeros(n), where=weight > 0)
+        orders = np.zeros(n, dtype=ITYPE)
+        left, right = state.children_left, state.children_right
+        splitting = np.flatnonzero(((state.kind == UNIVARIATE) | (state.kind == BIVARIATE))
+                                   & (weight[np.maximum(left, 0)] > 0)
+                                   & (weight[np.maximum(right, 0)] > 0))
+        for node in splitting:
+            categorical = state.category_mask[node, 0] != 0 and state.features[node, 1] < 0
+            orders[node] = self.monotone.order(state.features[node], state.weights[node],
+                                               categorical)
+        return self.monotone.pass_down(left, right, orders, value)
+
+    def _update_leaves(self, state, leaves, node_of, samples, bounds=None):
+        """Each leaf's class (the first majority one) or mean; under monotonic constraints
+        (``bounds``) the value clipped to the leaf's bounds first, as the returned tree
+        clips it (:meth:`MonotoneGrowth.clip`), so the losses TAO weighs are its own."""
         if leaves.size == 0 or samples.size == 0:
             return
         data = self.data
@@ -718,15 +850,30 @@ class TAOOptimizer:
             wsum = np.bincount(inverse, weights=w, minlength=uniq.size)
             tsum = np.bincount(inverse, weights=w * data.targets[s], minlength=uniq.size)
             ok = wsum > 0
-            state.leaf_mean[uniq[ok]] = tsum[ok] / wsum[ok]
+            means = tsum[ok] / wsum[ok]
+            if bounds is not None:
+                means = np.array([self._clipped(np.array([m]), wt, bounds, leaf)[0]
+                                  for m, wt, leaf in zip(means, wsum[ok], uniq[ok])])
+            state.leaf_mean[uniq[ok]] = means
         else:
             k = data.n_classes
             counts = np.bincount(inverse * k + data.labels[s], weights=w,
                                  minlength=uniq.size * k).reshape(uniq.size, k)
+            if bounds is not None:
+                counts = np.array([self._clipped(c, c.sum(), bounds, leaf)
+                                   for c, leaf in zip(counts, uniq)])
             # the first majority class: the class predict() returns from these counts
             state.leaf_class[uniq] = np.argmax(counts, axis=1)
 
-    def _update_decision_nodes(self, state, decision, node_of, samples):
+    def _clipped(self, value, weight, bounds, node):
+        """A node's stored ``value`` (counts or mean) clipped to its ``bounds`` (the arrays
+        of :meth:`_node_bounds`)."""
+        if weight <= 0:
+            return value
+        return self.monotone.clip((value, weight, 0.0),
+                                  NodeBounds(bounds[0][node], bounds[1][node]))[0]
+
+    def _update_decision_nodes(self, state, decision, node_of, samples, bounds=None):
         data = self.data
         in_set = np.isin(node_of, decision)
         owner, s = node_of[in_set], samples[in_set]
@@ -761,11 +908,12 @@ class TAOOptimizer:
         rule_t = [rule.threshold for rule in rules]
         rule_m = [slot_masks(rule.category_mask, 2) for rule in rules]
         rule_ml = [rule.missing_left for rule in rules]
-        errors = rule_errors(
-            data.X, care, np.asarray(rule_node, dtype=ITYPE),
-            np.ascontiguousarray(rule_f, dtype=ITYPE), np.ascontiguousarray(rule_w, dtype=DTYPE),
-            np.asarray(rule_t, dtype=DTYPE), np.ascontiguousarray(rule_m, dtype=MASK_DTYPE),
-            np.asarray(rule_ml, dtype=bool))
+        arrays = (np.asarray(rule_node, dtype=ITYPE), np.ascontiguousarray(rule_f, dtype=ITYPE),
+                  np.ascontiguousarray(rule_w, dtype=DTYPE), np.asarray(rule_t, dtype=DTYPE),
+                  np.ascontiguousarray(rule_m, dtype=MASK_DTYPE), np.asarray(rule_ml, dtype=bool))
+        errors = rule_errors(data.X, care, *arrays)
+        admissible = (np.ones(len(rules), dtype=bool) if bounds is None
+                      else self._admissible(active, owner, s, arrays, bounds))
 
         records = {}
         r_of = {node: r for r, node in enumerate(active)}
@@ -774,13 +922,56 @@ class TAOOptimizer:
             node = tags[q][0]
             options = []
             while q < len(tags) and tags[q][0] == node:
-                options.append((tags[q][1], rule_f[q], rule_w[q], rule_t[q], rule_m[q],
-                                errors.keep[q], errors.flip[q], rule_ml[q]))
+                if admissible[q]:
+                    options.append((tags[q][1], rule_f[q], rule_w[q], rule_t[q], rule_m[q],
+                                    errors.keep[q], errors.flip[q], rule_ml[q]))
                 q += 1
             records[node] = self._choose(state, node, options)
             if data.has_missing:
+                scored = state.missing_left[node]
                 self._default_missing_side(state, node, care, r_of[node], owner, s)
+                # the side moves samples between the children: it must keep the bounds
+                if bounds is not None and state.missing_left[node] != scored and not (
+                        self._admissible(active, owner, s,
+                                         self._node_rule(state, node, r_of[node]), bounds)[0]):
+                    state.missing_left[node] = scored
         return records
+
+    @staticmethod
+    def _node_rule(state, node, r):
+        """The rule of ``node`` (index ``r`` of its depth's active nodes) as the arrays
+        :func:`rule_errors` and :meth:`_admissible` take, for one rule."""
+        return (np.array([r], dtype=ITYPE), state.features[node:node + 1].copy(),
+                state.weights[node:node + 1].copy(),
+                np.array([state.threshold[node]], dtype=DTYPE),
+                np.ascontiguousarray(slot_masks(state.category_mask[node], 2)[None, :],
+                                     dtype=MASK_DTYPE),
+                np.array([state.missing_left[node]], dtype=bool))
+
+    def _admissible(self, active, owner, samples, arrays, bounds):
+        """Mask of the candidate rules (``arrays``: node index in ``active``, features,
+        weights, thresholds, category masks, missing sides) that may be used under
+        monotonic constraints: the shared check
+        :func:`~bivtree._kernels.constraints.split_admissible` with the node's bounds and
+        the values of the children the rule makes of all the node's samples
+        (``samples[p]`` reaches node ``owner[p]``, sorted by node), as the greedy search
+        checks a split. A rule sending every sample to one side splits nothing and
+        passes; so does the zero-variate option.
+        """
+        data = self.data
+        rule_node, features, weights = arrays[0], arrays[1], arrays[2]
+        offsets = np.searchsorted(owner, np.append(active, np.iinfo(ITYPE).max)).astype(ITYPE)
+        sums = rule_side_sums(data.X, np.ascontiguousarray(samples, dtype=ITYPE), offsets,
+                              *arrays, self._node_value, data.sample_weight)
+        lower, upper = bounds
+        out = np.ones(rule_node.size, dtype=bool)
+        for q in np.flatnonzero((sums.weight_left > 0) & (sums.weight_right > 0)):
+            node = active[rule_node[q]]
+            out[q] = split_admissible(
+                self.space.cst, self.constraints.allowed, features[q], weights[q],
+                lower[node], upper[node], sums.value_left[q] / sums.weight_left[q],
+                sums.value_right[q] / sums.weight_right[q])
+        return out
 
     def _default_missing_side(self, state, node, care, r, owner, samples):
         """Where no care sample of ``node`` misses a feature of its chosen rule, send the
@@ -914,7 +1105,13 @@ class TAOOptimizer:
             return False
         tol = self._tolerance(options.total[r])
         lam, c = self.lam, self.feature_cost
-        if options.zero[r] - lam * c < -tol or univariate_loss + lam - lam * c < -tol:
+        if options.zero[r] - lam * c < -tol:
+            return True
+        if self.monotone is not None:
+            # the best univariate rule may be inadmissible (its children's values out of
+            # order or bounds), so it does not rule out a bivariate one
+            return False
+        if univariate_loss + lam - lam * c < -tol:
             return True
         return c >= 1.0 and univariate_loss <= tol and options.least[r] > 4.0 * tol
 

@@ -288,7 +288,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         **{name: BaseBivariateTree._parameter_constraints[name]
            for name in ("max_depth", "min_samples_leaf", "n_orientations", "max_pairs",
                         "random_state", "verbose", "categorical_features",
-                        "max_categories")},
+                        "max_categories", "monotonic_cst", "interaction_cst")},
         "pair_search": [Options(PAIR_SEARCHES)],
         "exact_max_samples": [None, Interval(Integral, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -300,7 +300,8 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
                  max_refine, max_grid_extensions, restarts, pair_features, cv, rule, refit,
                  bivariate_splitter, max_depth, min_samples_leaf, n_orientations, pair_search,
                  max_pairs, exact_max_samples, max_iter, time_limit, n_jobs, random_state,
-                 verbose, categorical_features, max_categories):
+                 verbose, categorical_features, max_categories, monotonic_cst=None,
+                 interaction_cst=None):
         self.feature_costs = feature_costs
         self.inits = inits
         self.lambda_min = lambda_min
@@ -327,6 +328,8 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         self.verbose = verbose
         self.categorical_features = categorical_features
         self.max_categories = max_categories
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
 
     # ----------------------------------------------------------- parameters
     def _checked_grids(self):
@@ -367,7 +370,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         params = {"feature_cost": feature_cost, "n_orientations": self.n_orientations,
                   "pair_search": self.pair_search, "max_pairs": self.max_pairs,
                   "exact_max_samples": self.exact_max_samples,
-                  "max_iter": self.max_iter, "n_jobs": n_jobs, **self._categorical_params()}
+                  "max_iter": self.max_iter, "n_jobs": n_jobs, **self._data_params()}
         if self._is_classifier() and getattr(self, "class_weight", None) is not None:
             params["class_weight"] = self.class_weight
         return cls, params
@@ -376,15 +379,18 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         params = {"max_depth": self.max_depth, "min_samples_leaf": self.min_samples_leaf,
                   "n_orientations": self.n_orientations, "max_pairs": self.max_pairs,
                   "n_jobs": n_jobs, "random_state": self.random_state,
-                  **self._categorical_params()}
+                  **self._data_params()}
         if self._is_classifier() and getattr(self, "class_weight", None) is not None:
             params["class_weight"] = self.class_weight
         return params
 
-    def _categorical_params(self):
-        """The categorical columns' parameters, the same for every fit of the selection."""
+    def _data_params(self):
+        """The parameters every fit of the selection shares with the data: the categorical
+        columns and the constraints (the initial trees are grown, and every TAO fit
+        runs, under the same ones)."""
         return {"categorical_features": self.categorical_features,
-                "max_categories": self.max_categories}
+                "max_categories": self.max_categories, "monotonic_cst": self.monotonic_cst,
+                "interaction_cst": self.interaction_cst}
 
     def _splitter_of(self, init):
         return self.bivariate_splitter if init == "bivariate" else INIT_SPLITTERS[init]
@@ -412,8 +418,11 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         probe_cls, probe_params = self._tao_params(1.0, 1)
         probe = probe_cls(**probe_params)
         X_checked, y_checked, sw = probe._validate_fit_data(X, y, sample_weight)
+        n_classes = 1
         if is_clf:
-            probe._encode_classes(y_checked, sw)
+            n_classes = probe._encode_classes(y_checked, sw)[0].shape[0]
+        # the constraints' errors too, before any tree is grown
+        probe._resolve_constraints(X_checked.shape[1], n_classes)
         X = X_checked if not hasattr(X, "iloc") else X
         y = np.asarray(y_checked)
         sw = None if sample_weight is None else np.asarray(sw, dtype=float)
@@ -844,6 +853,15 @@ default="from_dtype"
     max_categories : int, default=None
         Categories kept per categorical column, as for
         :class:`~bivtree.BivariateTreeClassifier`.
+    monotonic_cst : array-like of int of shape (n_features,), dict or None, default=None
+        Monotonicity constraint of each feature, as for
+        :class:`~bivtree.TAOTreeClassifier`: every initial tree is grown and every
+        TAO fit runs under it, so every tree of the selection (each path's, the
+        refitted one, ``best_estimator_``) is monotone in each constrained feature.
+    interaction_cst : list of lists of int or str, "pairwise", "no_interactions" or \
+None, default=None
+        Groups of features that may share a node test, as for
+        :class:`~bivtree.TAOTreeClassifier`, for every tree of the selection.
 """
 
 _CV_ATTRIBUTES = """
@@ -923,7 +941,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
                  exact_max_samples=None, max_iter=50, time_limit=None, class_weight=None,
                  n_jobs=None,
                  random_state=None, verbose=0,
-                 categorical_features="from_dtype", max_categories=None):
+                 categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
+                 interaction_cst=None):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
@@ -936,7 +955,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
             exact_max_samples=exact_max_samples, max_iter=max_iter,
             time_limit=time_limit, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose,
-            categorical_features=categorical_features, max_categories=max_categories)
+            categorical_features=categorical_features, max_categories=max_categories,
+            monotonic_cst=monotonic_cst, interaction_cst=interaction_cst)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -969,7 +989,8 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
                  pair_search="coarse_to_fine", max_pairs=None,
                  exact_max_samples=None, max_iter=50, time_limit=None, n_jobs=None,
                  random_state=None, verbose=0,
-                 categorical_features="from_dtype", max_categories=None):
+                 categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
+                 interaction_cst=None):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
@@ -982,7 +1003,8 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
             exact_max_samples=exact_max_samples, max_iter=max_iter,
             time_limit=time_limit, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose,
-            categorical_features=categorical_features, max_categories=max_categories)
+            categorical_features=categorical_features, max_categories=max_categories,
+            monotonic_cst=monotonic_cst, interaction_cst=interaction_cst)
 
     def _is_classifier(self):
         return False
