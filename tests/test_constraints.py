@@ -750,3 +750,27 @@ def test_merging_equal_leaves_changes_no_prediction(cls):
         before = before / before.sum(axis=1, keepdims=True)
         after = after / after.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(after, before, rtol=1e-12, atol=1e-12)
+
+
+def test_the_page_and_the_plot_state_the_constraints():
+    """The interactive page's summary and plot_tree's picture say what the model was held to."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bivtree import export_html, plot_tree
+
+    X, y_clf, _ = make_data(5, n=200)
+    clf = BivariateTreeClassifier(max_depth=2, monotonic_cst=[1, 0, 0, 0],
+                                  interaction_cst=[[0, 1], [2, 3]]).fit(X, y_clf)
+    line = fitted_constraints(clf)
+    assert line.startswith("monotonic: x0 increasing")
+    page = export_html(clf, X, y_clf)
+    assert json.dumps(line)[1:-1] in page
+    free_page = export_html(BivariateTreeClassifier(max_depth=2).fit(X, y_clf))
+    assert re.search(r'"constraints":\s*null', free_page)
+    ax = plot_tree(clf, X, y_clf)
+    texts = [t.get_text() for t in ax.texts]
+    assert any(t.startswith("fitted under monotonic: x0 increasing") for t in texts)
+    free = plot_tree(BivariateTreeClassifier(max_depth=2).fit(X, y_clf), X, y_clf)
+    assert not any("fitted under" in t.get_text() for t in free.texts)

@@ -90,7 +90,7 @@ from .plot import (
     _pretty,
     _stats_text,
 )
-from .text import _leaf_text
+from .text import _leaf_text, fitted_constraints
 
 __all__ = ["export_html"]
 
@@ -557,6 +557,7 @@ def _page_data(estimator, data, names, labels, options):
         "format": 1,
         "title": options["title"],
         "kind": "classifier" if labels is not None else "regressor",
+        "constraints": fitted_constraints(estimator),
         "features": names,
         "classes": None if labels is None else [str(c) for c in labels],
         "colours": builder.colours,

@@ -52,6 +52,7 @@ from .formatting import (
     resolve_class_labels,
     resolve_feature_names,
 )
+from .text import fitted_constraints
 
 __all__ = ["drawable_depth", "plot_split", "plot_tree"]
 
@@ -1685,7 +1686,13 @@ def plot_tree(estimator, X=None, y=None, feature_names=None, class_names=None, a
                            max_depth=max_depth, second=second, decimals=decimals,
                            max_points=max_points, fontsize=fontsize, target_name=target_name,
                            rng=np.random.default_rng(random_state), highlight=marked)
-    return picture.draw(ax, columns)
+    ax = picture.draw(ax, columns)
+    constraints = fitted_constraints(estimator)
+    if constraints is not None:  # a picture must not hide what the model was held to
+        ax.annotate(_escape(f"fitted under {constraints}"), xy=(0, 1), xycoords="axes fraction",
+                    xytext=(0, 4), textcoords="offset points", ha="left", va="bottom",
+                    fontsize=fontsize)
+    return ax
 
 
 def drawable_depth(tree, max_boxes=MAX_DRAWN_BOXES):

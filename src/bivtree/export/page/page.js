@@ -744,6 +744,8 @@
       if (DATA.has_data) text += "; plots of " + DATA.n_rows.toLocaleString("en-US") +
         " samples, at most " + DATA.max_points.toLocaleString("en-US") + " points each";
       else text += "; no data given, so no plots";
+      // what the model was held to, as export_text's first line says it
+      if (DATA.constraints) text += "; fitted under " + DATA.constraints;
       document.getElementById("summary").textContent = text +
         ". Click a node to open or close its subtree; hover for its rule.";
       const legend = document.getElementById("legend");
