@@ -11,6 +11,9 @@ with it. Tools:
 
 * ``bivtree``: ``BivariateTreeClassifier()`` / ``BivariateTreeRegressor()`` (the
   default search), and ``bivtree-monotone`` with ``monotonic_cst``;
+* ``shallow-monotone``: ``ShallowTreeClassifier(max_depth=3, monotonic_cst=...)``
+  (TAO from several starts at depth 3; its ``alpha``, in the same unit as
+  ``ccp_alpha``, chosen from the same grid; classification only);
 * ``sklearn``: ``DecisionTreeClassifier(random_state=0)`` / ``Regressor``, and
   ``sklearn-monotone`` with the same ``monotonic_cst``.
 
@@ -44,7 +47,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from bivtree import BivariateTreeClassifier, BivariateTreeRegressor
+from bivtree import BivariateTreeClassifier, BivariateTreeRegressor, ShallowTreeClassifier
 from bivtree.datasets import load_keel
 from bivtree.experiments.machine import machine_description, machine_load
 
@@ -75,7 +78,9 @@ CASES = {
                  ("scikit-learn's bundled diabetes regression: disease progression after a year "
                   "rises with body-mass index, blood pressure and s5 (log triglycerides)")),
 }
-TOOLS = ["bivtree", "bivtree-monotone", "sklearn", "sklearn-monotone"]
+TOOLS = ["bivtree", "bivtree-monotone", "shallow-monotone", "sklearn", "sklearn-monotone"]
+#: depth of ``shallow-monotone``'s trees
+SHALLOW_DEPTH = 3
 GRID_POINTS = 25
 
 
@@ -104,6 +109,9 @@ def load_case(name):
 
 def make(tool, regression, cst, ccp_alpha):
     monotone = cst if tool.endswith("-monotone") else None
+    if tool == "shallow-monotone":  # TAO at a fixed depth; its alpha is in ccp_alpha's unit
+        return ShallowTreeClassifier(max_depth=SHALLOW_DEPTH, monotonic_cst=monotone,
+                                     alpha=ccp_alpha, n_jobs=1)
     if tool.startswith("bivtree"):
         cls = BivariateTreeRegressor if regression else BivariateTreeClassifier
         return cls(monotonic_cst=monotone, ccp_alpha=ccp_alpha, n_jobs=1)
@@ -170,7 +178,10 @@ def run_case(name):
              else StratifiedKFold(5, shuffle=True, random_state=0))
     rows = []
     for tool in TOOLS:
-        X, tool_cst = (native, cst) if tool.startswith("bivtree") else (numeric, numeric_cst)
+        if tool == "shallow-monotone" and regression:
+            continue  # ShallowTreeClassifier classifies only
+        native_input = tool.startswith(("bivtree", "shallow"))
+        X, tool_cst = (native, cst) if native_input else (numeric, numeric_cst)
         for fold, (train, test) in enumerate(outer.split(np.zeros(len(y)), y)):
             cpu = time.process_time()
             model, alpha = pruned(tool, regression, tool_cst, take(X, train), y[train])
@@ -217,14 +228,17 @@ def report(results, started_load):
         lines.append(f"| {name} | {tool} | {scale * r.score:.2f} | {r.leaves:.1f} | "
                      f"{int(r.violations)} | {r.cpu:.2f} |")
     lines += ["", "## Monotone bivtree against monotone scikit-learn", "",
-              "| set | score difference | leaves ratio (bivtree / scikit-learn) |",
-              "|---|---:|---:|"]
-    for name in frame["set"].unique():
-        ours = summary.loc[(name, "bivtree-monotone")]
-        theirs = summary.loc[(name, "sklearn-monotone")]
-        scale = 1 if name == "diabetes" else 100
-        lines.append(f"| {name} | {scale * (ours.score - theirs.score):+.2f} | "
-                     f"{ours.leaves / theirs.leaves:.2f} |")
+              "| set | bivtree tool | score difference | leaves ratio (bivtree / scikit-learn) |",
+              "|---|---|---:|---:|"]
+    for tool in ("bivtree-monotone", "shallow-monotone"):
+        for name in frame["set"].unique():
+            if (name, tool) not in summary.index:
+                continue
+            ours = summary.loc[(name, tool)]
+            theirs = summary.loc[(name, "sklearn-monotone")]
+            scale = 1 if name == "diabetes" else 100
+            lines.append(f"| {name} | {tool} | {scale * (ours.score - theirs.score):+.2f} | "
+                         f"{ours.leaves / theirs.leaves:.2f} |")
     return "\n".join(lines) + "\n"
 
 
