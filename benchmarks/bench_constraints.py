@@ -13,7 +13,8 @@ with it. Tools:
   default search), and ``bivtree-monotone`` with ``monotonic_cst``;
 * ``shallow-monotone``: ``ShallowTreeClassifier(max_depth=3, monotonic_cst=...)``
   (TAO from several starts at depth 3; its ``alpha``, in the same unit as
-  ``ccp_alpha``, chosen from the same grid; classification only);
+  ``ccp_alpha``, chosen from the same grid); for regression, which it does not
+  do, ``TAOTreeRegressor(max_depth=3, monotonic_cst=...)`` from the greedy tree;
 * ``sklearn``: ``DecisionTreeClassifier(random_state=0)`` / ``Regressor``, and
   ``sklearn-monotone`` with the same ``monotonic_cst``.
 
@@ -47,7 +48,12 @@ from sklearn.datasets import load_diabetes
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from bivtree import BivariateTreeClassifier, BivariateTreeRegressor, ShallowTreeClassifier
+from bivtree import (
+    BivariateTreeClassifier,
+    BivariateTreeRegressor,
+    ShallowTreeClassifier,
+    TAOTreeRegressor,
+)
 from bivtree.datasets import load_keel
 from bivtree.experiments.machine import machine_description, machine_load
 
@@ -110,6 +116,9 @@ def load_case(name):
 def make(tool, regression, cst, ccp_alpha):
     monotone = cst if tool.endswith("-monotone") else None
     if tool == "shallow-monotone":  # TAO at a fixed depth; its alpha is in ccp_alpha's unit
+        if regression:  # ShallowTreeClassifier classifies only: TAO from the greedy tree
+            return TAOTreeRegressor(max_depth=SHALLOW_DEPTH, monotonic_cst=monotone,
+                                    alpha=ccp_alpha, n_jobs=1, random_state=0)
         return ShallowTreeClassifier(max_depth=SHALLOW_DEPTH, monotonic_cst=monotone,
                                      alpha=ccp_alpha, n_jobs=1)
     if tool.startswith("bivtree"):
@@ -178,8 +187,6 @@ def run_case(name):
              else StratifiedKFold(5, shuffle=True, random_state=0))
     rows = []
     for tool in TOOLS:
-        if tool == "shallow-monotone" and regression:
-            continue  # ShallowTreeClassifier classifies only
         native_input = tool.startswith(("bivtree", "shallow"))
         X, tool_cst = (native, cst) if native_input else (numeric, numeric_cst)
         for fold, (train, test) in enumerate(outer.split(np.zeros(len(y)), y)):
