@@ -798,6 +798,8 @@ def command_line(args):
             parts.append(f"{option} {value:g}")
     if args.tuned:
         parts.append("--tuned")
+    if args.report_only:
+        parts.append("--report-only")
     parts += [f"--out {args.out}", f"--csv {args.csv}"]
     return " ".join(parts)
 
@@ -818,6 +820,9 @@ def main(argv=None):
                         help="time_limit of the bivtree TAO tools, seconds per fit")
     parser.add_argument("--tuned-limit", type=float, default=10.0,
                         help="no tuned rows where the untuned fit takes longer (CPU s)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run no fit: write the report from the rows in --csv (cells not "
+                             "there are shown as not run)")
     parser.add_argument("--csv", default="benchmarks/results/bench_frontier.csv")
     parser.add_argument("--out", default="benchmarks/results/bench_frontier.md")
     args = parser.parse_args(argv)
@@ -832,7 +837,7 @@ def main(argv=None):
         print(f"{tool}: {reason}", flush=True)
 
     started = time.perf_counter()
-    done = run(args, runnable)
+    done = load_done(args.csv) if args.report_only else run(args, runnable)
     report = "\n".join([
         "# The most accurate tree of each readable size: depth 2, 3 and 4", "",
         (f"`{command_line(args)}` ({args.splits} stratified 75/25 splits per set, one thread "
