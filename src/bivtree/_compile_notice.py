@@ -28,7 +28,7 @@ PROBE_KERNEL = "bivtree._kernels.traversal.partition_samples"
 #: seconds of the first ``bivtree demo`` with an empty kernel cache, as
 #: ``scripts/measure_first_run.py`` measured it on a 2-core machine, rounded to ten
 #: seconds (docs/getting-started.md records that run; a test checks the two agree).
-FIRST_COMPILE_SECONDS = 80
+FIRST_COMPILE_SECONDS = 60
 
 #: what the notice says.
 NOTICE = (f"bivtree: compiling numba kernels on first use (about {FIRST_COMPILE_SECONDS} s "
