@@ -190,10 +190,14 @@ def test_a_fit_honours_an_ignored_sigint():
     assert est.tree_.node_count > 1
 
 
-def test_ctrl_c_handed_over_as_the_fit_installs_its_handler_is_not_lost(monkeypatch):
+def test_ctrl_c_handed_over_as_the_fit_installs_its_handler_is_not_lost(monkeypatch, request):
     # Python runs a signal's handler at its next check, so a Ctrl-C that came just before
     # the fit swapped handlers can reach the fit's handler right after the swap
     install = signal.signal
+    # the fit hands a Ctrl-C to a handler installed before it (not Python's default) instead
+    # of raising: start from the default one, whatever an earlier test or library left
+    previous = install(signal.SIGINT, signal.default_int_handler)
+    request.addfinalizer(lambda: install(signal.SIGINT, previous))
 
     def install_then_deliver(signum, handler):
         previous = install(signum, handler)
