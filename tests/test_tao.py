@@ -39,9 +39,11 @@ from bivtree.tao.optimizer import (
     TAOState,
     change_bound,
     option_losses,
+    pruned_for_objective,
     pseudolabels,
     state_to_tree,
 )
+from bivtree.tree import subtree
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -787,3 +789,88 @@ def test_tao_from_several_starts_is_the_same_on_one_and_two_threads():
     two = TAOTreeClassifier(init=starts, max_depth=3, n_jobs=2).fit(X, y)
     assert one.tree_.to_json() == two.tree_.to_json()
     np.testing.assert_array_equal(one.init_objectives_, two.init_objectives_)
+
+
+# ------------------------------------------------------------ the pruned start
+def every_pruning(tree, node=0):
+    """Each set of nodes made leaves of a pruned subtree below ``node`` (brute force)."""
+    if tree.children_left[node] < 0:
+        yield frozenset()
+        return
+    yield frozenset([node])
+    for left in every_pruning(tree, tree.children_left[node]):
+        for right in every_pruning(tree, tree.children_right[node]):
+            yield left | right
+
+
+def objective_by_routing(tree, X, y, w, alpha, feature_cost, regression):
+    """TAO's ``E / W`` of ``tree`` with every leaf refitted to the rows it gets."""
+    leaves = tree.apply(X)
+    loss = 0.0
+    for leaf in np.unique(leaves):
+        rows = leaves == leaf
+        if regression:
+            mean = np.average(y[rows], weights=w[rows])
+            loss += np.sum(w[rows] * (y[rows] - mean) ** 2)
+        else:
+            loss += w[rows].sum() - np.bincount(y[rows], weights=w[rows]).max()
+    used = tree.n_node_features
+    penalty = np.count_nonzero(used == 1) + feature_cost * np.count_nonzero(used == 2)
+    return (loss + alpha * w.sum() * penalty) / w.sum()
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), depth=st.integers(1, 3), regression=st.booleans(),
+       weighted=st.booleans(), alpha=st.sampled_from([0.0, 0.004, 0.02, 0.08, 0.5]),
+       feature_cost=st.sampled_from([1.0, 1.25, 3.0]))
+def test_the_pruned_start_is_the_best_pruning_by_brute_force(seed, depth, regression,
+                                                             weighted, alpha, feature_cost):
+    X, y = blobs(60, 3, 3, seed)
+    rng = np.random.default_rng(seed)
+    w = rng.uniform(0.2, 2.0, size=60) if weighted else np.ones(60)
+    if regression:
+        y = X[:, 0] + rng.normal(size=60)
+        greedy = BivariateTreeRegressor(max_depth=depth).fit(X, y, sample_weight=w)
+    else:
+        greedy = BivariateTreeClassifier(max_depth=depth).fit(X, y, sample_weight=w)
+    tree = greedy.tree_
+    data = TAOData(np.asfortranarray(X), np.zeros(60, dtype=np.int64) if regression else y,
+                   y.astype(float) if regression else np.zeros(60), w,
+                   1 if regression else 3, regression=regression)
+    pruned, objective = pruned_for_objective(tree, data, alpha, feature_cost)
+    best = min(objective_by_routing(subtree(tree, np.isin(np.arange(tree.node_count),
+                                                          list(leaves))),
+                                    X, y, w, alpha, feature_cost, regression)
+               for leaves in every_pruning(tree))
+    assert objective == pytest.approx(best, rel=1e-9, abs=1e-12)
+    assert objective_by_routing(pruned, X, y, w, alpha, feature_cost,
+                                regression) == pytest.approx(objective, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("init", ["bivariate", "univariate"])
+def test_the_pruned_start_is_never_worse_than_the_whole_tree(init):
+    X, y = blobs(300, 4, 3, seed=5)
+    whole = TAOTreeClassifier(alpha=0.01, init=init, prune_init=False).fit(X, y)
+    pruned = TAOTreeClassifier(alpha=0.01, init=init).fit(X, y)
+    # the start is the whole tree's best pruning: its objective is at most the whole's
+    assert pruned.objective_path_[0] <= whole.objective_path_[0] + 1e-12
+    assert np.all(np.diff(pruned.objective_path_) <= 1e-12)
+    # a fully grown tree has splits worth less than one sample's loss: they go
+    greedy = BivariateTreeClassifier(
+        splitter="orientations" if init == "bivariate" else "univariate").fit(X, y)
+    assert pruned.objective_path_[0] < whole.objective_path_[0]
+    assert pruned.tree_.node_count < greedy.tree_.node_count
+
+
+def test_model_files_keep_prune_init_and_older_files_read_as_unpruned():
+    import json
+
+    from bivtree import from_json, to_json
+    X, y = blobs(80, 3, 2, seed=1)
+    est = TAOTreeClassifier(alpha=0.01, max_depth=3).fit(X, y)
+    assert json.loads(to_json(est))["params"]["prune_init"] is True
+    model = json.loads(to_json(TAOTreeClassifier(alpha=0.01, max_depth=3,
+                                                 prune_init=False).fit(X, y)))
+    # a file that leaves it out was fitted from the whole initial tree
+    assert "prune_init" not in model["params"]
+    assert from_json(json.dumps(model)).prune_init is False

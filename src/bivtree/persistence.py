@@ -67,9 +67,10 @@ _MODEL_CLASSES = {}
 #: value when a file leaves them out, so the files of models that do not use them are
 #: unchanged and older files still load. TAO's ``pair_search`` defaults to
 #: ``"coarse_to_fine"`` now; files written before it existed searched ``"orientations"``.
+#: Likewise TAO's ``prune_init``: its trees were optimized from the whole initial tree.
 _OPTIONAL_PARAMS = {"categorical_features": "from_dtype", "max_categories": None,
                     "pair_search": "orientations", "monotonic_cst": None,
-                    "interaction_cst": None}
+                    "interaction_cst": None, "prune_init": False}
 
 
 def register_model(cls):

@@ -55,6 +55,7 @@ from .optimizer import (
     TAOOptimizer,
     TAOState,
     next_alpha,
+    pruned_for_objective,
     search_key,
     state_to_tree,
     tree_loss,
@@ -116,13 +117,14 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
         "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
         "warm_start": ["boolean"],
+        "prune_init": ["boolean"],
     }
 
     def __init__(self, *, alpha, feature_cost, init, max_depth, min_samples_leaf, n_orientations,
                  exact_max_samples, max_iter, time_limit, validation_fraction, max_pairs,
                  warm_start, n_jobs, random_state, verbose, categorical_features="from_dtype",
                  max_categories=None, pair_search="coarse_to_fine", monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, prune_init=True):
         self.alpha = alpha
         self.feature_cost = feature_cost
         self.init = init
@@ -143,6 +145,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self.max_categories = max_categories
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
+        self.prune_init = prune_init
 
     # ----------------------------------------------------------- parameters
     def _check_params(self, numeric):
@@ -227,6 +230,21 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self._check_tests(est.tree_.features, est.tree_.weights, "the initial tree (init)")
         return est.tree_
 
+    def _start_state(self, tree, data):
+        """The state TAO starts from: ``tree``, pruned first (``prune_init``) to its
+        subtree of least objective at ``alpha`` on ``data``
+        (:func:`~bivtree.tao.optimizer.pruned_for_objective`).
+
+        The pruned start's objective is at most the whole tree's, and TAO then
+        optimizes a structure of the pruned tree's size, whose iterations cost
+        less. Under monotonic constraints the tree is kept whole: its leaves
+        are clipped to bounds the pruning's leaf values do not know.
+        """
+        if self.prune_init and self.monotonic_cst_ is None:
+            tree, _ = pruned_for_objective(tree, data, float(self.alpha),
+                                           float(self.feature_cost))
+        return TAOState.from_tree(tree, data.regression, self._categorical_columns())
+
     def _run(self, data, state, exact_max_samples, cache=None, start=None, memo=None):
         optimizer = TAOOptimizer(
             data, alpha=float(self.alpha), feature_cost=float(self.feature_cost),
@@ -275,8 +293,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
             if isinstance(init, str) and init == "auto":
                 init = self._choose_init(X, y, sample_weight, labels, targets, n_classes,
                                          exact_max_samples, t0)
-            state = TAOState.from_tree(self._initial_tree(init, X, y, sample_weight),
-                                       regression, categorical)
+            state = self._start_state(self._initial_tree(init, X, y, sample_weight), data)
         if result is None:
             memo = (None if self._search_memos is None
                     else self._search_memos.setdefault(key, {}))
@@ -323,13 +340,10 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                 raise ValueError(
                     f"init lists {entry!r}; each initial tree must be one of "
                     f"{sorted(INIT_SPLITTERS)}, a bivtree Tree or a bivtree tree estimator")
-        regression = not self._is_classifier()
-        categorical = self._categorical_columns()
         best = None
         objectives = []
         for index, entry in enumerate(inits):
-            state = TAOState.from_tree(self._initial_tree(entry, X, y, sample_weight),
-                                       regression, categorical)
+            state = self._start_state(self._initial_tree(entry, X, y, sample_weight), data)
             memo = (None if self._search_memos is None
                     else self._search_memos.setdefault(key, {}))
             result, cache = self._run(data, state, exact_max_samples, start=start, memo=memo)
@@ -386,7 +400,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
                            sample_weight[train], n_classes,
                            categorical=self._categorical_columns(),
                            regression=not self._is_classifier())
-            state = TAOState.from_tree(tree, part.regression, self._categorical_columns())
+            state = self._start_state(tree, part)
             self._run(part, state, exact_max_samples, start=start)
             w = sample_weight[val]
             err = tree_loss(self._optimized_tree(state, part), X[val], labels[val],
@@ -534,13 +548,25 @@ None, default=None
         features of different groups is refused) and TAO's bivariate rules are
         searched over the allowed pairs only, so no node of the returned tree
         tests two features of different groups.
+    prune_init : bool, default=True
+        Start from the initial tree's subtree of least objective at ``alpha``
+        (every internal node may become a leaf of its training samples' class
+        or mean; the best such subtree, found exactly bottom-up), rather than
+        from the whole tree. Its objective is at most the whole tree's, and TAO
+        then optimizes a structure of its size: on a fully grown initial tree
+        the iterations cost less, and on the sets measured the optimized tree's
+        objective was lower too (``benchmarks/results/bench_tao_speed.md``).
+        TAO can no longer give a pruned node a rule of its own. Not applied
+        under ``monotonic_cst`` (whose clipped leaves the pruning does not
+        know), nor to ``warm_start`` fits.
 """
 
 _TAO_ATTRIBUTES = """
     tree_ : bivtree.tree.Tree
         The optimized tree, zero-variate nodes and dead branches removed.
     objective_path_ : ndarray
-        Objective ``E / W`` of the initial tree and after every iteration
+        Objective ``E / W`` of the initial tree (pruned, with ``prune_init``) and
+        after every iteration
         (never increasing; under monotonic constraints, of the trees clipped to
         their bounds).
     objective_ : float
@@ -620,7 +646,8 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
                  exact_max_samples=None, max_iter=50, time_limit=None, validation_fraction=0.1,
                  max_pairs=None, warm_start=False, class_weight=None, n_jobs=None,
                  random_state=None, verbose=0, categorical_features="from_dtype",
-                 max_categories=None, monotonic_cst=None, interaction_cst=None):
+                 max_categories=None, monotonic_cst=None, interaction_cst=None,
+                 prune_init=True):
         super().__init__(
             alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
@@ -629,7 +656,7 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
             warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
             categorical_features=categorical_features, max_categories=max_categories,
             pair_search=pair_search, monotonic_cst=monotonic_cst,
-            interaction_cst=interaction_cst)
+            interaction_cst=interaction_cst, prune_init=prune_init)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -686,7 +713,7 @@ class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):
                  exact_max_samples=None, max_iter=50, time_limit=None, validation_fraction=0.1,
                  max_pairs=None, warm_start=False, n_jobs=None, random_state=None, verbose=0,
                  categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, prune_init=True):
         super().__init__(
             alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
@@ -695,7 +722,7 @@ class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):
             warm_start=warm_start, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
             categorical_features=categorical_features, max_categories=max_categories,
             pair_search=pair_search, monotonic_cst=monotonic_cst,
-            interaction_cst=interaction_cst)
+            interaction_cst=interaction_cst, prune_init=prune_init)
 
     def _is_classifier(self):
         return False

@@ -109,7 +109,7 @@ from ..constraints import NO_CONSTRAINTS, MonotoneGrowth, NodeBounds
 from ..splitters._base import SplitData, candidate_pairs
 from ..splitters._categorical import best_subset_split
 from ..splitters.orientations import orientation_directions
-from ..tree import MASK_DTYPE, Tree, default_missing_left, slot_masks
+from ..tree import MASK_DTYPE, Tree, default_missing_left, slot_masks, subtree
 
 #: node kinds of the optimized structure.
 LEAF, ZERO_VARIATE, UNIVARIATE, BIVARIATE = -1, 0, 1, 2
@@ -346,6 +346,70 @@ def tree_loss(tree, X, labels, targets, sample_weight, regression):
     if regression:
         return float(np.sum(sample_weight * (targets - pred[:, 0]) ** 2))
     return float(np.sum(sample_weight * (np.argmax(pred, axis=1) != labels)))
+
+
+def pruned_for_objective(tree, data, alpha, feature_cost):
+    """The subtree of ``tree`` of least TAO objective on ``data`` at ``alpha``, and that
+    objective.
+
+    Every subtree keeping the root is a candidate (any set of internal nodes
+    turned into leaves), each leaf taking the first majority class or the mean
+    of the training samples reaching it, as TAO's leaf update gives it; the
+    objective is ``E / W`` = mean loss + ``alpha * sum phi``, ``phi`` 1 for a
+    node that uses one feature and ``feature_cost`` for two. Bottom-up, a node
+    becomes a leaf where its loss as a leaf is at most the least objective of
+    its subtree, so the answer is exact (the pruning of Breiman et al. for one
+    fixed penalty, with TAO's loss and penalty in place of the impurity and the
+    leaf count); ties prune. The statistics are those of ``data``, whatever
+    data the tree was grown on.
+
+    Parameters
+    ----------
+    tree : Tree
+    data : TAOData
+    alpha : float
+    feature_cost : float
+
+    Returns
+    -------
+    pruned : Tree
+        A new tree (:func:`bivtree.tree.subtree`; a copy where nothing is
+        pruned). Its stored values are the tree's own: TAO's first leaf update
+        puts in those of ``data``.
+    objective : float
+        The least objective, that of ``pruned`` with its leaves updated.
+    """
+    rows = data.rows
+    w = data.sample_weight[rows]
+    # the nodes each training row visits, as a sparse (rows x nodes) indicator
+    visits = tree.decision_path(data.X[rows]).T.tocsr()
+    if data.regression:
+        # centred, so that the sums of squares below lose little to cancellation
+        y = data.targets[rows] - np.average(data.targets[rows], weights=w)
+        sums = visits @ np.column_stack((w, w * y, w * y * y))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_sq = np.where(sums[:, 0] > 0, sums[:, 1] ** 2 / sums[:, 0], 0.0)
+        leaf_loss = np.maximum(sums[:, 2] - mean_sq, 0.0)
+    else:
+        counts = visits @ (w[:, None] * (data.labels[rows, None] == np.arange(
+            max(data.n_classes, 1))[None, :]))
+        leaf_loss = counts.sum(axis=1) - counts.max(axis=1)
+    total = data.total_weight
+    leaf_loss = np.asarray(leaf_loss, dtype=float).ravel() / total
+    phi = np.where(tree.n_node_features >= 2, float(feature_cost), 1.0)
+    best = np.empty(tree.node_count)
+    as_leaf = np.zeros(tree.node_count, dtype=bool)
+    left, right = tree.children_left, tree.children_right
+    # a child's id is larger than its parent's: one pass from the last node
+    for node in range(tree.node_count - 1, -1, -1):
+        if left[node] == TREE_LEAF:
+            best[node] = leaf_loss[node]
+            continue
+        keep = best[left[node]] + best[right[node]] + alpha * phi[node]
+        as_leaf[node] = leaf_loss[node] <= keep
+        best[node] = leaf_loss[node] if as_leaf[node] else keep
+    pruned = subtree(tree, as_leaf) if as_leaf.any() else tree.copy()
+    return pruned, float(best[0])
 
 
 def _objective(state, data, lam, feature_cost):

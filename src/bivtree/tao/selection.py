@@ -126,6 +126,26 @@ def _tree_stats(est):
             "n_univariate": kinds["univariate"]}
 
 
+def _restart_estimator(cold, initial_state, cls, tao_params, tree, regression,
+                       pair_features, memos):
+    """A path's restarts' estimator (made on the first restart), set to start from the
+    initial ``tree``: pruned at the coming ``alpha`` (``prune_init``: a new structure
+    each time), or the whole tree again, whose state ``initial_state`` is kept across
+    the restarts (and so is the estimator's search cache). Returns both."""
+    if cold is None:
+        cold = cls(**tao_params).set_params(init=tree, warm_start=False)
+        cold._pair_features = pair_features
+        cold._search_memos = memos
+    elif cold.prune_init:
+        cold.set_params(init=tree, warm_start=False)
+    else:
+        if initial_state is None:
+            initial_state = TAOState.from_tree(tree, regression, cold._categorical_columns())
+        cold._tao_state = initial_state.copy()
+        cold.set_params(warm_start=True)
+    return cold, initial_state
+
+
 def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas, *,
              restarts=True, refine_ratio=1.5, max_refine=2, deadline=None, keep_last=False,
              pair_features=None, memos=None):
@@ -217,16 +237,9 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
             kept, restart_objective, restarted = warm, np.nan, False
             if restarts and (deadline is None or time.perf_counter() < deadline):
                 t_restart = time.perf_counter()
-                if cold is None:
-                    cold = cls(**tao_params).set_params(init=tree, warm_start=False)
-                    cold._pair_features = pair_features
-                    cold._search_memos = memos
-                else:
-                    if initial_state is None:
-                        initial_state = TAOState.from_tree(tree, regression,
-                                                           cold._categorical_columns())
-                    cold._tao_state = initial_state.copy()
-                    cold.set_params(warm_start=True)
+                cold, initial_state = _restart_estimator(
+                    cold, initial_state, cls, tao_params, tree, regression, pair_features,
+                    memos)
                 cold.set_params(alpha=a, time_limit=remaining()).fit(X, y, sample_weight)
                 restart_objective = cold.objective_
                 restart_seconds = time.perf_counter() - t_restart
@@ -294,6 +307,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
         "n_jobs": [None, Integral],
+        "prune_init": ["boolean"],
     }
 
     def __init__(self, *, feature_costs, inits, lambda_min, lambda_max_fraction, n_lambdas,
@@ -301,7 +315,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
                  bivariate_splitter, max_depth, min_samples_leaf, n_orientations, pair_search,
                  max_pairs, exact_max_samples, max_iter, time_limit, n_jobs, random_state,
                  verbose, categorical_features, max_categories, monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, prune_init=True):
         self.feature_costs = feature_costs
         self.inits = inits
         self.lambda_min = lambda_min
@@ -330,6 +344,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         self.max_categories = max_categories
         self.monotonic_cst = monotonic_cst
         self.interaction_cst = interaction_cst
+        self.prune_init = prune_init
 
     # ----------------------------------------------------------- parameters
     def _checked_grids(self):
@@ -370,7 +385,8 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         params = {"feature_cost": feature_cost, "n_orientations": self.n_orientations,
                   "pair_search": self.pair_search, "max_pairs": self.max_pairs,
                   "exact_max_samples": self.exact_max_samples,
-                  "max_iter": self.max_iter, "n_jobs": n_jobs, **self._data_params()}
+                  "max_iter": self.max_iter, "n_jobs": n_jobs, "prune_init": self.prune_init,
+                  **self._data_params()}
         if self._is_classifier() and getattr(self, "class_weight", None) is not None:
             params["class_weight"] = self.class_weight
         return cls, params
@@ -862,6 +878,12 @@ default="from_dtype"
 None, default=None
         Groups of features that may share a node test, as for
         :class:`~bivtree.TAOTreeClassifier`, for every tree of the selection.
+    prune_init : bool, default=True
+        As for :class:`~bivtree.TAOTreeClassifier`: every path starts from its
+        initial tree pruned to the subtree of least objective at the path's
+        first ``alpha``, and every restart from the initial tree pruned at its
+        own ``alpha`` (a smaller structure than the whole tree, and a cheaper
+        restart, the larger ``alpha`` is).
 """
 
 _CV_ATTRIBUTES = """
@@ -942,7 +964,7 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
                  n_jobs=None,
                  random_state=None, verbose=0,
                  categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, prune_init=True):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
@@ -956,7 +978,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
             time_limit=time_limit, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose,
             categorical_features=categorical_features, max_categories=max_categories,
-            monotonic_cst=monotonic_cst, interaction_cst=interaction_cst)
+            monotonic_cst=monotonic_cst, interaction_cst=interaction_cst,
+            prune_init=prune_init)
         self.class_weight = class_weight
 
     def _is_classifier(self):
@@ -990,7 +1013,7 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
                  exact_max_samples=None, max_iter=50, time_limit=None, n_jobs=None,
                  random_state=None, verbose=0,
                  categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, prune_init=True):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
@@ -1004,7 +1027,8 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
             time_limit=time_limit, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose,
             categorical_features=categorical_features, max_categories=max_categories,
-            monotonic_cst=monotonic_cst, interaction_cst=interaction_cst)
+            monotonic_cst=monotonic_cst, interaction_cst=interaction_cst,
+            prune_init=prune_init)
 
     def _is_classifier(self):
         return False
