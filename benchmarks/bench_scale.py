@@ -33,6 +33,15 @@ CPU and wall seconds, leaves, test accuracy. The default screens a node's
 pairs by its features' univariate cuts, so its cost grows with ``d`` like a
 univariate tree's, not with the ``d (d - 1) / 2`` pairs.
 
+Part ``tao`` (not run by default): one bivariate TAO fit at ``--tao-n`` rows
+(600,000 by default, the size of the KDD paper's SUSY training set): the same
+``make_classification`` at ``--tao-n`` + 100,000 rows, the last 100,000 held
+out. The initial tree is the default search's fully grown tree (``n_jobs=2``),
+then ``TAOTreeClassifier(alpha=--tao-alpha, init=that tree, n_jobs=2)``
+prunes it to its subtree of least objective and optimizes it (``time_limit``
+``--tao-time-limit`` seconds, from the start of the TAO fit). Wall and CPU
+seconds of each step, nodes, iterations, test accuracy, in this process.
+
 Run from the repository root on an idle machine::
 
     python benchmarks/bench_scale.py --out benchmarks/results/bench_scale.md
@@ -45,6 +54,8 @@ import subprocess
 import sys
 import threading
 import time
+
+import numpy as np
 
 SIZES = [10_000, 100_000, 600_000, 1_000_000]
 
@@ -208,13 +219,52 @@ def wide_part(widths):
     return "\n".join(lines)
 
 
+def tao_part(n, alpha, time_limit):
+    """One TAO fit at ``n`` training rows: the greedy tree it starts from, then TAO."""
+    from bivtree import BivariateTreeClassifier, TAOTreeClassifier
+    X, y = make_data(n + 100_000)
+    X_test, y_test = X[n:], y[n:]
+    X, y = X[:n], y[:n]
+    # every kernel loaded before the timers (a small fit of each)
+    warm = BivariateTreeClassifier(n_jobs=2).fit(X[:2000], y[:2000])
+    TAOTreeClassifier(alpha=alpha, init=warm, n_jobs=2).fit(X[:2000], y[:2000])
+    cpu, wall = time.process_time(), time.perf_counter()
+    greedy = BivariateTreeClassifier(n_jobs=2).fit(X, y)
+    grow = (time.process_time() - cpu, time.perf_counter() - wall)
+    print(f"initial tree: {greedy.tree_.node_count} nodes, {grow[1]:.1f} s", flush=True)
+    cpu, wall = time.process_time(), time.perf_counter()
+    tao = TAOTreeClassifier(alpha=alpha, init=greedy, n_jobs=2, time_limit=time_limit,
+                            verbose=1).fit(X, y)
+    opt = (time.process_time() - cpu, time.perf_counter() - wall)
+    decision = int(np.count_nonzero(~tao.tree_.is_leaf))
+    kinds = tao.node_kinds()
+    return "\n".join([
+        (f"{n:,} training rows, 100,000 test rows; alpha = {alpha:g} "
+        f"(lambda = {alpha * n:,.0f} samples per decision node), C = 1.25, two threads."), "",
+        "| step | CPU s | wall s | decision nodes | test accuracy | objective |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        (f"| the initial tree (default search, fully grown) | {grow[0]:.1f} | {grow[1]:.1f} | "
+        f"{int(np.count_nonzero(~greedy.tree_.is_leaf)):,} | "
+        f"{greedy.score(X_test, y_test):.4f} | |"),
+        (f"| its subtree of least objective (TAO's start) | | | | | "
+        f"{tao.objective_path_[0]:.5f} |"),
+        (f"| TAO ({tao.n_iter_} iterations, "
+        f"{'converged' if tao.converged_ else 'stopped by max_iter or time_limit'}) | "
+        f"{opt[0]:.1f} | {opt[1]:.1f} | {decision:,} ({kinds['bivariate']} bivariate) | "
+        f"{tao.score(X_test, y_test):.4f} | {tao.objective_:.5f} |"),
+        f"| the whole fit | {grow[0] + opt[0]:.1f} | {grow[1] + opt[1]:.1f} | | | |"])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--one", nargs=3, metavar=("TOOL", "N", "THREADS"), help=argparse.SUPPRESS)
     parser.add_argument("--sizes", nargs="+", type=int, default=SIZES)
     parser.add_argument("--threads-n", type=int, default=100_000)
     parser.add_argument("--parts", nargs="+", default=["scale", "machine", "threads"],
-                        choices=["scale", "machine", "threads", "wide"])
+                        choices=["scale", "machine", "threads", "wide", "tao"])
+    parser.add_argument("--tao-n", type=int, default=600_000)
+    parser.add_argument("--tao-alpha", type=float, default=1e-4)
+    parser.add_argument("--tao-time-limit", type=float, default=None)
     parser.add_argument("--widths", nargs="+", type=int, default=WIDTHS)
     parser.add_argument("--out")
     args = parser.parse_args(argv)
@@ -222,8 +272,10 @@ def main(argv=None):
         one_fit(args.one[0], int(args.one[1]), int(args.one[2]))
         return 0
     from bivtree.experiments.machine import machine_description, machine_load
-    title = ("Many features" if args.parts == ["wide"] else "Scale and threads")
-    sections = [f"# {title}: bivtree's default fit next to scikit-learn", "",
+    title = {("wide",): "Many features: bivtree's default fit next to scikit-learn",
+             ("tao",): "Bivariate TAO at the size of the KDD paper's SUSY set"}.get(
+        tuple(args.parts), "Scale and threads: bivtree's default fit next to scikit-learn")
+    sections = [f"# {title}", "",
                 (f"`python benchmarks/bench_scale.py {' '.join(argv or sys.argv[1:])}` "
                  "(see its docstring)."), "",
                 f"Machine: {machine_description()}", ""]
@@ -238,6 +290,11 @@ def main(argv=None):
     if "wide" in args.parts:
         sections += ["## Many features (5,000 rows, one thread)", "",
                      f"Load before: `{machine_load()}`", "", wide_part(args.widths), ""]
+    if "tao" in args.parts:
+        sections += [f"## One bivariate TAO fit ({args.tao_n:,} rows)", "",
+                     f"Load before: `{machine_load()}`", "",
+                     tao_part(args.tao_n, args.tao_alpha, args.tao_time_limit), "",
+                     f"Load after: `{machine_load()}`", ""]
     report = "\n".join(sections)
     print(report)
     if args.out:
