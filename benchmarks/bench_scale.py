@@ -252,7 +252,10 @@ def tao_part(n, alpha, time_limit):
         f"{'converged' if tao.converged_ else 'stopped by max_iter or time_limit'}) | "
         f"{opt[0]:.1f} | {opt[1]:.1f} | {decision:,} ({kinds['bivariate']} bivariate) | "
         f"{tao.score(X_test, y_test):.4f} | {tao.objective_:.5f} |"),
-        f"| the whole fit | {grow[0] + opt[0]:.1f} | {grow[1] + opt[1]:.1f} | | | |"])
+        f"| the whole fit | {grow[0] + opt[0]:.1f} | {grow[1] + opt[1]:.1f} | | | |", "",
+        ("For scale, not a like-for-like comparison (other data, other machine): the KDD "
+         "paper's bivariate TAO on SUSY (600,000 x 18) took about 2 hours for a tree of "
+         "depth 17 with 1,077 nodes and 79.51 % test accuracy (its Table 1).")])
 
 
 def main(argv=None):

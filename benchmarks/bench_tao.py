@@ -32,13 +32,14 @@ Parts (``--part``):
     with the TAO selector: :class:`bivtree.TAOTreeClassifierCV` on the
     protocol's own validation set (``PredefinedSplit``: trees fitted on the
     training part, ``C`` in {1, 1.25, 1.5}, both initial trees, ``alpha`` on
-    its grid, restarts, the 1-SE rule), against scikit-learn's CART and
+    its grid, restarts, the best validation score), against scikit-learn's CART and
     bivariate CART (``orientations``, the paper's) pruned on the same
     validation set. Reported: test accuracy, decision nodes, bivariate share,
     wall and CPU seconds (every fit runs in this process, ``n_jobs=1``, so CPU
     seconds do not depend on the machine's other load). Resumable like ``kdd``.
-    ``--rule best`` adds rows of the selector with ``rule="best"`` (the best
-    validation score, no 1-SE step) on the same splits, to the same table.
+    ``--rule 1se`` adds rows of the selector with ``rule="1se"`` (the fewest
+    nodes within one standard error of the best) on the same splits, to the
+    same table.
 ``rules``
     What the selection rule can reach, on ``select``'s splits: every candidate
     of the TAO selector (each tree of its paths, on the training part) is also
@@ -420,12 +421,16 @@ def selector_for(is_clf, n_train, n_val, **params):
     return cls(cv=_validation_split(n_train, n_val), random_state=0, n_jobs=1, **params)
 
 
+#: the selectors' default rule: the rows of the selector under it come with CART's
+SELECTOR_RULE = "best"
+
+
 def selector_method(rule):
     """The table's name of the TAO selector with the selection ``rule``."""
-    return "TAO selector" if rule == "1se" else f"TAO selector (rule={rule})"
+    return "TAO selector" if rule == SELECTOR_RULE else f"TAO selector (rule={rule})"
 
 
-def run_select_split(name, repeat, X, y, split, rule="1se"):
+def run_select_split(name, repeat, X, y, split, rule=SELECTOR_RULE):
     """CART, bivariate CART and the TAO selector on one split; with another ``rule``
     than the selector's default, that selector alone."""
     Xtr, ytr = X[split.train], y[split.train]
@@ -441,7 +446,7 @@ def run_select_split(name, repeat, X, y, split, rule="1se"):
                      "decision_nodes": int(np.count_nonzero(~tree.is_leaf)),
                      "bivariate_share": share, "seconds": wall, "cpu_seconds": cpu, **extra})
 
-    if rule == "1se":
+    if rule == SELECTOR_RULE:
         cart, wall, cpu = _timed(lambda: prune_cart_on_validation(Xtr, ytr, Xv, yv))
         row("sklearn CART", cart, _SklearnTree(cart), wall, cpu)
 
@@ -538,7 +543,7 @@ def part_select(args):
     out = args.out or "benchmarks/results/bench_tao_select"
     datasets = args.datasets.split(",") if args.datasets else DATASETS
     methods = None
-    if args.rule != "1se":
+    if args.rule != SELECTOR_RULE:
         methods = {selector_method(args.rule)}
     rows = _resumable(out, SELECT_FIELDS, datasets, load_keel,
                       functools.partial(run_select_split, rule=args.rule), args.repeats,
@@ -551,10 +556,12 @@ def part_select(args):
              "pruned by the ccp_alpha of their path scoring best on validation. The TAO "
              "selector (TAOTreeClassifierCV, default parameters: C in {1, 1.25, 1.5}, both "
              "initial trees, 12 lambda values from 1 sample per node to 5 % of the training "
-             "weight with refinement, restarts, screened pairs (8 features), the 1-SE rule) "
-             "uses the same validation set (PredefinedSplit) and keeps the tree fitted on the "
-             "training part; 'TAO selector (rule=best)' is the same selector keeping the best "
-             "validation score instead (`--rule best`). 'nodes' counts decision nodes; "
+             "weight with refinement, restarts from the initial tree pruned at each alpha, "
+             "screened pairs (8 features), the best validation score) uses the same validation "
+             "set (PredefinedSplit: one split, so no race of the settings) and keeps the tree "
+             "fitted on the training part; 'TAO selector (rule=1se)' is the same selector "
+             "keeping the fewest nodes within one standard error instead (`--rule 1se`). "
+             "'nodes' counts decision nodes; "
              "seconds are the whole procedure (growth, pruning path or selection), n_jobs=1."),
              "",
              ("| data set | method | repeats | test % | decision nodes | bivariate share | "
@@ -814,7 +821,7 @@ def _rmse(est, X, y):
     return float(np.sqrt(np.mean((est.predict(X) - y) ** 2)))
 
 
-def run_regression_split(name, repeat, X, y, split, rule="1se"):
+def run_regression_split(name, repeat, X, y, split, rule=SELECTOR_RULE):
     """CART, bivariate CART and the TAO regressor's selector on one split; with another
     ``rule`` than the selector's default, that selector alone."""
     Xtr, ytr = X[split.train], y[split.train]
@@ -850,7 +857,7 @@ def run_regression_split(name, repeat, X, y, split, rule="1se"):
                 best = (key, m)
         return best[1]
 
-    if rule == "1se":
+    if rule == SELECTOR_RULE:
         model, wall, cpu = _timed(cart)
         row("sklearn CART", model, _SklearnTree(model), wall, cpu)
         model, wall, cpu = _timed(bivariate)
@@ -865,7 +872,7 @@ def part_regression(args):
     load_start = machine_load()
     out = args.out or "benchmarks/results/bench_tao_regression"
     datasets = args.datasets.split(",") if args.datasets else REGRESSION_SETS
-    methods = None if args.rule == "1se" else {selector_method(args.rule)}
+    methods = None if args.rule == SELECTOR_RULE else {selector_method(args.rule)}
     rows = _resumable(out, REGRESSION_FIELDS, datasets, load_regression,
                       functools.partial(run_regression_split, rule=args.rule), args.repeats,
                       stratify=False, methods=methods)
@@ -1033,8 +1040,9 @@ def main(argv=None):
                         help="rules: the selector's exact_max_samples (default: its own)")
     parser.add_argument("--pair-features", type=int, default=None,
                         help="the selector's pair_features (--part rules; default: its own)")
-    parser.add_argument("--rule", choices=["1se", "best"], default="1se",
-                        help="select: the TAO selector's rule; 'best' adds its rows alone")
+    parser.add_argument("--rule", choices=["1se", "best"], default=SELECTOR_RULE,
+                        help="select, regression: the TAO selector's rule; another than its "
+                             "default adds its rows alone")
     args = parser.parse_args(argv)
     {"kdd": part_kdd, "exact": part_exact, "phase": part_phase, "select": part_select,
      "rules": part_rules, "frontier": part_frontier, "regression": part_regression,

@@ -862,13 +862,32 @@ def test_the_pruned_start_is_never_worse_than_the_whole_tree(init):
     assert pruned.tree_.node_count < greedy.tree_.node_count
 
 
+def test_auto_prunes_a_fully_grown_start_and_keeps_a_tree_of_a_chosen_depth(monkeypatch):
+    import bivtree.tao.estimators as te
+    calls = []
+    real = te.pruned_for_objective
+    monkeypatch.setattr(te, "pruned_for_objective",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    X, y = blobs(200, 3, 2, seed=4)
+    TAOTreeClassifier(alpha=0.01, max_depth=3).fit(X, y)
+    assert calls == []
+    TAOTreeClassifier(alpha=0.01).fit(X, y)
+    assert calls == [1]
+    TAOTreeClassifier(alpha=0.01, max_depth=3, prune_init=True).fit(X, y)
+    assert calls == [1, 1]
+    # under monotonic constraints the start is kept whole
+    TAOTreeClassifier(alpha=0.01, prune_init=True, monotonic_cst=[1, 0, 0]).fit(X, y)
+    assert calls == [1, 1]
+
+
 def test_model_files_keep_prune_init_and_older_files_read_as_unpruned():
     import json
 
     from bivtree import from_json, to_json
     X, y = blobs(80, 3, 2, seed=1)
     est = TAOTreeClassifier(alpha=0.01, max_depth=3).fit(X, y)
-    assert json.loads(to_json(est))["params"]["prune_init"] is True
+    assert json.loads(to_json(est))["params"]["prune_init"] == "auto"
+    assert from_json(to_json(est)).prune_init == "auto"
     model = json.loads(to_json(TAOTreeClassifier(alpha=0.01, max_depth=3,
                                                  prune_init=False).fit(X, y)))
     # a file that leaves it out was fitted from the whole initial tree

@@ -269,7 +269,8 @@ def test_one_se_rule_on_a_fitted_selector():
 
 def test_selector_exposes_the_frontier_and_refits_the_choice():
     X, y = blobs(240, 3, 5, n_classes=3)
-    cv = TAOTreeClassifierCV(**SMALL).fit(X, y)
+    cv = TAOTreeClassifierCV(**SMALL, finalists=None).fit(X, y)
+    assert cv.race_results_ is None
     r = cv.cv_results_
     n = r["alpha"].size
     assert n > 0 and all(len(r[k]) == n for k in ("feature_cost", "init", "mean_nodes",
@@ -429,7 +430,41 @@ def test_verbose_reports_progress():
     assert "[TAOCV] growing" in text and "selected C=" in text and "done in" in text
 
 
+@pytest.mark.parametrize("finalists", [1, 2, 3])
+def test_the_race_keeps_the_finalists_candidates_as_they_are_without_it(finalists):
+    X, y = blobs(240, 3, 5, n_classes=3)
+    full = TAOTreeClassifierCV(**SMALL, finalists=None).fit(X, y)
+    raced = TAOTreeClassifierCV(**SMALL, finalists=finalists).fit(X, y)
+    race = raced.race_results_
+    assert race["finalist"].sum() == finalists
+    # the finalists are the settings of the best first-split scores, ties to the first
+    order = sorted(range(race["init"].size), key=lambda i: -race["first_split_score"][i])
+    assert set(np.flatnonzero(race["finalist"])) == set(order[:finalists])
+    # each setting's best score on the first split is the one the full run validated
+    r = full.cv_results_
+    for init, cost, score in zip(race["init"], race["feature_cost"],
+                                 race["first_split_score"]):
+        rows = (r["init"] == init) & (r["feature_cost"] == cost)
+        assert score == pytest.approx(r["split_scores"][rows, 0].max())
+    # the finalists' candidates are exactly the full run's (the same paths), and only they
+    kept = set(zip(race["init"][race["finalist"]], race["feature_cost"][race["finalist"]]))
+    rows = np.array([(i, c) in kept for i, c in zip(r["init"], r["feature_cost"])])
+    for key, value in raced.cv_results_.items():
+        np.testing.assert_array_equal(value, r[key][rows])
+    assert set(zip(raced.cv_results_["init"], raced.cv_results_["feature_cost"])) == kept
+
+
+def test_no_race_on_a_single_split_or_with_enough_finalists():
+    X, y = blobs(200, 3, 6)
+    assert TAOTreeClassifierCV(**SMALL, finalists=4).fit(X, y).race_results_ is None
+    one = TAOTreeClassifierCV(**{**SMALL, "cv": ShuffleSplit(1, test_size=0.3,
+                                                             random_state=0)}).fit(X, y)
+    assert one.race_results_ is None
+    assert set(one.cv_results_["feature_cost"]) == {1.0, 1.5}
+
+
 @pytest.mark.parametrize("params, message", [
+    ({"finalists": 0}, "finalists"),
     ({"feature_costs": []}, "feature_costs must be"),
     ({"feature_costs": [1.0, -1.0]}, "feature_costs must be"),
     ({"inits": ["greedy"]}, "inits must name"),

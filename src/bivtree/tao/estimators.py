@@ -117,14 +117,14 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
         "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
         "warm_start": ["boolean"],
-        "prune_init": ["boolean"],
+        "prune_init": ["boolean", Options(("auto",))],
     }
 
     def __init__(self, *, alpha, feature_cost, init, max_depth, min_samples_leaf, n_orientations,
                  exact_max_samples, max_iter, time_limit, validation_fraction, max_pairs,
                  warm_start, n_jobs, random_state, verbose, categorical_features="from_dtype",
                  max_categories=None, pair_search="coarse_to_fine", monotonic_cst=None,
-                 interaction_cst=None, prune_init=True):
+                 interaction_cst=None, prune_init="auto"):
         self.alpha = alpha
         self.feature_cost = feature_cost
         self.init = init
@@ -230,6 +230,12 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         self._check_tests(est.tree_.features, est.tree_.weights, "the initial tree (init)")
         return est.tree_
 
+    def _prunes_init(self):
+        """``prune_init`` resolved: ``"auto"`` prunes a fully grown start only."""
+        if self.prune_init == "auto":
+            return self.max_depth is None
+        return bool(self.prune_init)
+
     def _start_state(self, tree, data):
         """The state TAO starts from: ``tree``, pruned first (``prune_init``) to its
         subtree of least objective at ``alpha`` on ``data``
@@ -240,7 +246,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         less. Under monotonic constraints the tree is kept whole: its leaves
         are clipped to bounds the pruning's leaf values do not know.
         """
-        if self.prune_init and self.monotonic_cst_ is None:
+        if self._prunes_init() and self.monotonic_cst_ is None:
             tree, _ = pruned_for_objective(tree, data, float(self.alpha),
                                            float(self.feature_cost))
         return TAOState.from_tree(tree, data.regression, self._categorical_columns())
@@ -548,17 +554,21 @@ None, default=None
         features of different groups is refused) and TAO's bivariate rules are
         searched over the allowed pairs only, so no node of the returned tree
         tests two features of different groups.
-    prune_init : bool, default=True
+    prune_init : bool or "auto", default="auto"
         Start from the initial tree's subtree of least objective at ``alpha``
         (every internal node may become a leaf of its training samples' class
         or mean; the best such subtree, found exactly bottom-up), rather than
         from the whole tree. Its objective is at most the whole tree's, and TAO
         then optimizes a structure of its size: on a fully grown initial tree
-        the iterations cost less, and on the sets measured the optimized tree's
-        objective was lower too (``benchmarks/results/bench_tao_speed.md``).
-        TAO can no longer give a pruned node a rule of its own. Not applied
-        under ``monotonic_cst`` (whose clipped leaves the pruning does not
-        know), nor to ``warm_start`` fits.
+        the iterations cost far less (3 times less on a path of ``magic``, whose
+        optimized trees' objectives were lower too). TAO can no longer give a
+        pruned node a rule of its own, which matters on a tree of a chosen
+        depth: a node whose greedy split does not change the majority class is
+        pruned, though TAO could find it a rule that does. ``"auto"`` prunes
+        when ``max_depth`` is None (a fully grown initial tree) and keeps a
+        tree of a chosen depth whole. Not applied under ``monotonic_cst``
+        (whose clipped leaves the pruning does not know), nor to
+        ``warm_start`` fits.
 """
 
 _TAO_ATTRIBUTES = """
@@ -647,7 +657,7 @@ class TAOTreeClassifier(ClassifierMixin, TreeClassifierOutputs, BaseTAOTree):
                  max_pairs=None, warm_start=False, class_weight=None, n_jobs=None,
                  random_state=None, verbose=0, categorical_features="from_dtype",
                  max_categories=None, monotonic_cst=None, interaction_cst=None,
-                 prune_init=True):
+                 prune_init="auto"):
         super().__init__(
             alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
@@ -713,7 +723,7 @@ class TAOTreeRegressor(RegressorMixin, TreeRegressorOutputs, BaseTAOTree):
                  exact_max_samples=None, max_iter=50, time_limit=None, validation_fraction=0.1,
                  max_pairs=None, warm_start=False, n_jobs=None, random_state=None, verbose=0,
                  categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
-                 interaction_cst=None, prune_init=True):
+                 interaction_cst=None, prune_init="auto"):
         super().__init__(
             alpha=alpha, feature_cost=feature_cost, init=init, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,

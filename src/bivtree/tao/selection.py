@@ -28,6 +28,10 @@ every cross-validation split,
   ``C``, and the restarts, the warm fits and the paths of other ``C`` meet
   many of the same problems), which changes no answer.
 
+With ``finalists`` (the default) the settings (``C``, init) race: all of them
+run on the first split, and only the ``finalists`` of best validation score
+there run on the other splits and are candidates.
+
 The paths of different splits and initial trees run as joblib tasks (those of
 the values of ``C`` one after the other in a task, sharing the memo), those
 of the largest initial trees first; with several jobs and a refit, the
@@ -136,7 +140,7 @@ def _restart_estimator(cold, initial_state, cls, tao_params, tree, regression,
         cold = cls(**tao_params).set_params(init=tree, warm_start=False)
         cold._pair_features = pair_features
         cold._search_memos = memos
-    elif cold.prune_init:
+    elif cold._prunes_init():
         cold.set_params(init=tree, warm_start=False)
     else:
         if initial_state is None:
@@ -144,6 +148,14 @@ def _restart_estimator(cold, initial_state, cls, tao_params, tree, regression,
         cold._tao_state = initial_state.copy()
         cold.set_params(warm_start=True)
     return cold, initial_state
+
+
+def _path_tasks(paths):
+    """The (split, init, costs) triples of the paths ``paths`` holds by (split, init, C)."""
+    tasks = {}
+    for s, init, c in paths:
+        tasks.setdefault((s, init), []).append(c)
+    return [(s, init, tuple(costs)) for (s, init), costs in tasks.items()]
 
 
 def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas, *,
@@ -293,6 +305,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         "max_grid_extensions": [Interval(Integral, 0, None, closed="left"),
                                 Options(("auto",))],
         "restarts": ["boolean"],
+        "finalists": [None, Interval(Integral, 1, None, closed="left")],
         "pair_features": [None, Interval(Integral, 2, None, closed="left")],
         "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
         "rule": [Options(("best", "1se"))],
@@ -307,15 +320,15 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "time_limit": [None, Interval(Real, 0.0, None, closed="neither")],
         "n_jobs": [None, Integral],
-        "prune_init": ["boolean"],
+        "prune_init": ["boolean", Options(("auto",))],
     }
 
     def __init__(self, *, feature_costs, inits, lambda_min, lambda_max_fraction, n_lambdas,
-                 max_refine, max_grid_extensions, restarts, pair_features, cv, rule, refit,
+                 max_refine, max_grid_extensions, restarts, finalists, pair_features, cv, rule, refit,
                  bivariate_splitter, max_depth, min_samples_leaf, n_orientations, pair_search,
                  max_pairs, exact_max_samples, max_iter, time_limit, n_jobs, random_state,
                  verbose, categorical_features, max_categories, monotonic_cst=None,
-                 interaction_cst=None, prune_init=True):
+                 interaction_cst=None, prune_init="auto"):
         self.feature_costs = feature_costs
         self.inits = inits
         self.lambda_min = lambda_min
@@ -324,6 +337,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         self.max_refine = max_refine
         self.max_grid_extensions = max_grid_extensions
         self.restarts = restarts
+        self.finalists = finalists
         self.pair_features = pair_features
         self.cv = cv
         self.rule = rule
@@ -475,13 +489,14 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
             for s, init in grow)
         trees = dict(zip(grow, trees))
 
-        # 2. the paths: every split x initial tree x C
-        say(f"[TAOCV] {len(grow) * len(costs)} path(s) over {alphas.size} values of alpha "
+        # 2. the paths: every split x initial tree x C (or, racing, the finalists' on
+        # every split after the first)
+        say(f"[TAOCV] paths over {alphas.size} values of alpha "
             f"(lambda {self.lambda_min:.3g} to {alphas[-1] * total_weight / unit:.3g} "
             "samples per node)", flush=True)
         _, base_params = self._tao_params(1.0, inner_jobs)
 
-        def path_task(s, init, grid):
+        def path_task(s, init, task_costs, grid):
             # the paths of every C from one initial tree run together: they meet
             # many of the same reduced problems (the searches do not depend on C)
             train, val = splits[s]
@@ -492,15 +507,15 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
                              Xt, yt, wt, Xv, yv, grid, restarts=self.restarts,
                              max_refine=int(self.max_refine), deadline=deadline,
                              keep_last=False, pair_features=self.pair_features, memos=memos)
-                    for c in costs]
+                    for c in task_costs]
 
-        # the paths of the largest initial trees first: they cost the most, so the
-        # workers end closer together
-        order = sorted(grow, key=lambda key: -trees[key].node_count)
-        keys = [(s, init, c) for s, init in order for c in costs]
-
-        def run_paths(grid, spare=False):
-            jobs = [delayed(path_task)(s, init, grid) for s, init in order]
+        def run_paths(grid, tasks, spare=False):
+            """``tasks``: (split, init, costs) triples; returns the paths by (split, init, C)."""
+            # the paths of the largest initial trees first: they cost the most, so the
+            # workers end closer together
+            tasks = sorted(tasks, key=lambda task: -trees[task[:2]].node_count)
+            jobs = [delayed(path_task)(s, init, task_costs, grid)
+                    for s, init, task_costs in tasks]
             if spare:
                 # the refit's initial trees, grown while a worker would wait for the
                 # other's last paths (the tree of one thread is the tree of several)
@@ -508,14 +523,29 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
                                                 self._tree_params(1)) for init in inits]
             results = Parallel(n_jobs=self.n_jobs, verbose=max(0, int(self.verbose) - 1))(
                 jobs)
-            spare_trees.update(zip(inits, results[len(order):]))
-            return dict(zip(keys, (r for group in results[:len(order)] for r in group)))
+            spare_trees.update(zip(inits, results[len(tasks):]))
+            return {(s, init, c): path for (s, init, task_costs), group in zip(tasks, results)
+                    for c, path in zip(task_costs, group)}
 
         spare_trees = {}
-        paths = run_paths(alphas, spare=refit and parallel and deadline is None)
+        spare = refit and parallel and deadline is None
+        racing = (self.finalists is not None and len(splits) > 1
+                  and int(self.finalists) < len(costs) * len(inits))
+        first = range(1 if racing else len(splits))
+        paths = run_paths(alphas, [(s, init, tuple(costs)) for s in first for init in inits],
+                          spare=spare and not racing)
+        if racing:
+            finalists = self._race(paths, costs, inits, say)
+            paths.update(run_paths(alphas, [
+                (s, init, tuple(c for c in costs if (init, c) in finalists))
+                for s in range(1, len(splits)) for init in inits
+                if any((init, c) in finalists for c in costs)], spare=spare))
+        else:
+            self.race_results_ = None
+        tasks = _path_tasks(paths)  # for the grid's extensions: the same paths again
         per_lambda = total_weight / unit
         # the candidates (cv_results_), on a grid extended below where the best is there
-        alphas = self._extend_grid(paths, alphas, run_paths,
+        alphas = self._extend_grid(paths, alphas, lambda grid: run_paths(grid, tasks),
                                    (costs, inits, len(splits), per_lambda), is_clf, deadline,
                                    say)
         if self.verbose:
@@ -608,6 +638,25 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
                 setattr(self, name, getattr(est, name))
         return est
 
+    def _race(self, paths, costs, inits, say):
+        """The ``finalists`` settings (init, C) of the best validation scores on the first
+        split (each path's best over its ``alpha``; ties to the earlier setting of
+        ``inits`` x ``feature_costs``); sets ``race_results_``."""
+        settings = [(init, c) for init in inits for c in costs]
+        best = [max((st["val_score"] for st in paths[(0, init, c)][0]), default=-np.inf)
+                for init, c in settings]
+        order = sorted(range(len(settings)), key=lambda i: -best[i])
+        kept = {settings[i] for i in order[:int(self.finalists)]}
+        self.race_results_ = {
+            "init": np.asarray([init for init, _ in settings], dtype=object),
+            "feature_cost": np.asarray([c for _, c in settings], dtype=float),
+            "first_split_score": np.asarray(best, dtype=float),
+            "finalist": np.asarray([setting in kept for setting in settings])}
+        say("[TAOCV] finalists on the first split: " + ", ".join(
+            f"init={init} C={c:g} ({best[settings.index((init, c))]:.4f})"
+            for init, c in settings if (init, c) in kept), flush=True)
+        return kept
+
     def _extend_grid(self, paths, alphas, run_paths, grid, is_clf, deadline, say):
         """``cv_results_`` of ``paths``, extending ``alphas`` below while the best is at its start.
 
@@ -671,6 +720,8 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         rows = {k: [] for k in RESULT_KEYS}
         for init in inits:
             for c in costs:
+                if any((s, init, c) not in paths for s in range(n_splits)):
+                    continue  # screened out on the first split (finalists)
                 per_split = [paths[(s, init, c)] for s in range(n_splits)]
                 if any(not steps for steps, _, _ in per_split):
                     continue
@@ -797,6 +848,17 @@ _CV_DOC = """
     restarts : bool, default=True
         Also fit every ``alpha`` from the initial tree, keeping the lower
         objective.
+    finalists : int or None, default=2
+        Race the settings (``C``, initial tree) over the splits: every setting's
+        paths run on the first split, and only the ``finalists`` settings whose
+        paths reached the best validation scores there run on the other splits
+        and are candidates (``race_results_`` records the race). ``None``, or at
+        least as many as there are settings: every setting on every split. The
+        choice of ``alpha``, and of the setting among the finalists, is by the
+        mean over all the splits as without the race; the settings' best
+        scores on one split differ little on the sets measured (the selected
+        ``C`` was spread over the grid), and the race fits fewer paths (with the
+        defaults, 6 + 2 x 2 = 10 instead of 18).
     pair_features : int or None, default=8
         TAO's bivariate search at a node covers the pairs of the
         ``pair_features`` features of least univariate loss on its reduced
@@ -878,8 +940,9 @@ default="from_dtype"
 None, default=None
         Groups of features that may share a node test, as for
         :class:`~bivtree.TAOTreeClassifier`, for every tree of the selection.
-    prune_init : bool, default=True
-        As for :class:`~bivtree.TAOTreeClassifier`: every path starts from its
+    prune_init : bool or "auto", default="auto"
+        As for :class:`~bivtree.TAOTreeClassifier` (``"auto"``: where
+        ``max_depth`` is None): every path starts from its
         initial tree pruned to the subtree of least objective at the path's
         first ``alpha``, and every restart from the initial tree pruned at its
         own ``alpha`` (a smaller structure than the whole tree, and a cheaper
@@ -903,7 +966,12 @@ _CV_ATTRIBUTES = """
         ``mean_nodes``, ``mean_leaves``, ``mean_bivariate`` (decision nodes),
         ``mean_score``, ``std_score`` (over splits), ``se_score`` (of the mean
         over validation samples), ``split_scores`` and ``split_nodes``
-        (n_candidates, n_splits).
+        (n_candidates, n_splits). With ``finalists``, the finalists' candidates
+        only.
+    race_results_ : dict of ndarray or None
+        With ``finalists`` (and several splits): per setting, ``init``,
+        ``feature_cost``, ``first_split_score`` (its paths' best validation
+        score on the first split) and ``finalist``; None without a race.
     refit_path_ : list of dict
         The steps of the refitted path (``alpha``, ``nodes``, ``objective``,
         ``warm_objective``, ``restart_objective``, ``restarted``,
@@ -956,7 +1024,8 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="best",
+                 max_grid_extensions="auto", restarts=True, finalists=2, pair_features=8, cv=3,
+                 rule="best",
                  refit="auto", bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30,
                  pair_search="coarse_to_fine", max_pairs=None,
@@ -964,12 +1033,12 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
                  n_jobs=None,
                  random_state=None, verbose=0,
                  categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
-                 interaction_cst=None, prune_init=True):
+                 interaction_cst=None, prune_init="auto"):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
             max_refine=max_refine, max_grid_extensions=max_grid_extensions,
-            restarts=restarts, pair_features=pair_features, cv=cv,
+            restarts=restarts, finalists=finalists, pair_features=pair_features, cv=cv,
             rule=rule, refit=refit,
             bivariate_splitter=bivariate_splitter, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
@@ -1006,19 +1075,20 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 max_grid_extensions="auto", restarts=True, pair_features=8, cv=3, rule="best",
+                 max_grid_extensions="auto", restarts=True, finalists=2, pair_features=8, cv=3,
+                 rule="best",
                  refit="auto", bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30,
                  pair_search="coarse_to_fine", max_pairs=None,
                  exact_max_samples=None, max_iter=50, time_limit=None, n_jobs=None,
                  random_state=None, verbose=0,
                  categorical_features="from_dtype", max_categories=None, monotonic_cst=None,
-                 interaction_cst=None, prune_init=True):
+                 interaction_cst=None, prune_init="auto"):
         super().__init__(
             feature_costs=feature_costs, inits=inits, lambda_min=lambda_min,
             lambda_max_fraction=lambda_max_fraction, n_lambdas=n_lambdas,
             max_refine=max_refine, max_grid_extensions=max_grid_extensions,
-            restarts=restarts, pair_features=pair_features, cv=cv,
+            restarts=restarts, finalists=finalists, pair_features=pair_features, cv=cv,
             rule=rule, refit=refit,
             bivariate_splitter=bivariate_splitter, max_depth=max_depth,
             min_samples_leaf=min_samples_leaf, n_orientations=n_orientations,
