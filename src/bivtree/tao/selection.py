@@ -28,9 +28,9 @@ every cross-validation split,
   ``C``, and the restarts, the warm fits and the paths of other ``C`` meet
   many of the same problems), which changes no answer.
 
-With ``finalists`` (the default) the settings (``C``, init) race: all of them
-run on the first split, and only the ``finalists`` of best validation score
-there run on the other splits and are candidates.
+With ``finalists`` (the default) the values of ``C`` race: all of them run on
+the first split, and for each initial tree only the ``finalists`` of best
+validation score there run on the other splits and are candidates.
 
 The paths of different splits and initial trees run as joblib tasks (those of
 the values of ``C`` one after the other in a task, sharing the memo), those
@@ -530,7 +530,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         spare_trees = {}
         spare = refit and parallel and deadline is None
         racing = (self.finalists is not None and len(splits) > 1
-                  and int(self.finalists) < len(costs) * len(inits))
+                  and int(self.finalists) < len(costs))
         first = range(1 if racing else len(splits))
         paths = run_paths(alphas, [(s, init, tuple(costs)) for s in first for init in inits],
                           spare=spare and not racing)
@@ -639,14 +639,17 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         return est
 
     def _race(self, paths, costs, inits, say):
-        """The ``finalists`` settings (init, C) of the best validation scores on the first
-        split (each path's best over its ``alpha``; ties to the earlier setting of
-        ``inits`` x ``feature_costs``); sets ``race_results_``."""
+        """Per initial tree, the ``finalists`` values of ``C`` of the best validation scores
+        on the first split (each path's best over its ``alpha``; ties to the earlier
+        value of ``feature_costs``); sets ``race_results_``."""
         settings = [(init, c) for init in inits for c in costs]
         best = [max((st["val_score"] for st in paths[(0, init, c)][0]), default=-np.inf)
                 for init, c in settings]
-        order = sorted(range(len(settings)), key=lambda i: -best[i])
-        kept = {settings[i] for i in order[:int(self.finalists)]}
+        kept = set()
+        for init in inits:
+            mine = [i for i, setting in enumerate(settings) if setting[0] == init]
+            mine.sort(key=lambda i: -best[i])
+            kept.update(settings[i] for i in mine[:int(self.finalists)])
         self.race_results_ = {
             "init": np.asarray([init for init, _ in settings], dtype=object),
             "feature_cost": np.asarray([c for _, c in settings], dtype=float),
@@ -848,17 +851,17 @@ _CV_DOC = """
     restarts : bool, default=True
         Also fit every ``alpha`` from the initial tree, keeping the lower
         objective.
-    finalists : int or None, default=2
-        Race the settings (``C``, initial tree) over the splits: every setting's
-        paths run on the first split, and only the ``finalists`` settings whose
-        paths reached the best validation scores there run on the other splits
-        and are candidates (``race_results_`` records the race). ``None``, or at
-        least as many as there are settings: every setting on every split. The
-        choice of ``alpha``, and of the setting among the finalists, is by the
-        mean over all the splits as without the race; the settings' best
-        scores on one split differ little on the sets measured (the selected
-        ``C`` was spread over the grid), and the race fits fewer paths (with the
-        defaults, 6 + 2 x 2 = 10 instead of 18).
+    finalists : int or None, default=1
+        Race the values of ``C`` over the splits: the paths of every ``C`` run
+        on the first split, and for each initial tree only the ``finalists``
+        values whose paths reached the best validation scores there run on the
+        other splits and are candidates (``race_results_`` records the race).
+        ``None``, or at least as many as ``feature_costs``: every ``C`` on every
+        split. Every initial tree stays in the race. The choice of ``alpha``,
+        and of the setting among the finalists, is by the mean over all the
+        splits as without the race; the race fits fewer paths (with the
+        defaults, 6 + 2 x 2 = 10 instead of 18), and may keep another ``C`` than
+        the full comparison would have chosen.
     pair_features : int or None, default=8
         TAO's bivariate search at a node covers the pairs of the
         ``pair_features`` features of least univariate loss on its reduced
@@ -1024,7 +1027,7 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 max_grid_extensions="auto", restarts=True, finalists=2, pair_features=8, cv=3,
+                 max_grid_extensions="auto", restarts=True, finalists=1, pair_features=8, cv=3,
                  rule="best",
                  refit="auto", bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30,
@@ -1075,7 +1078,7 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 max_grid_extensions="auto", restarts=True, finalists=2, pair_features=8, cv=3,
+                 max_grid_extensions="auto", restarts=True, finalists=1, pair_features=8, cv=3,
                  rule="best",
                  refit="auto", bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30,
