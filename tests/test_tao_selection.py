@@ -459,8 +459,9 @@ def test_the_race_keeps_the_finalists_candidates_as_they_are_without_it(finalist
     assert set(zip(raced.cv_results_["init"], raced.cv_results_["feature_cost"])) == kept
 
 
-def test_no_race_on_a_single_split_or_with_enough_finalists():
+def test_no_race_by_default_on_a_single_split_or_with_enough_finalists():
     X, y = blobs(200, 3, 6)
+    assert TAOTreeClassifierCV(**SMALL).fit(X, y).race_results_ is None  # the default
     assert TAOTreeClassifierCV(**SMALL, finalists=2).fit(X, y).race_results_ is None
     one = TAOTreeClassifierCV(**{**SMALL, "cv": ShuffleSplit(1, test_size=0.3,
                                                              random_state=0)}).fit(X, y)

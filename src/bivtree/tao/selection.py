@@ -28,8 +28,8 @@ every cross-validation split,
   ``C``, and the restarts, the warm fits and the paths of other ``C`` meet
   many of the same problems), which changes no answer.
 
-With ``finalists`` (the default) the values of ``C`` race: all of them run on
-the first split, and for each initial tree only the ``finalists`` of best
+With ``finalists`` (not by default) the values of ``C`` race: all of them run
+on the first split, and for each initial tree only the ``finalists`` of best
 validation score there run on the other splits and are candidates.
 
 The paths of different splits and initial trees run as joblib tasks (those of
@@ -851,17 +851,19 @@ _CV_DOC = """
     restarts : bool, default=True
         Also fit every ``alpha`` from the initial tree, keeping the lower
         objective.
-    finalists : int or None, default=1
-        Race the values of ``C`` over the splits: the paths of every ``C`` run
-        on the first split, and for each initial tree only the ``finalists``
-        values whose paths reached the best validation scores there run on the
-        other splits and are candidates (``race_results_`` records the race).
-        ``None``, or at least as many as ``feature_costs``: every ``C`` on every
-        split. Every initial tree stays in the race. The choice of ``alpha``,
-        and of the setting among the finalists, is by the mean over all the
-        splits as without the race; the race fits fewer paths (with the
-        defaults, 6 + 2 x 2 = 10 instead of 18), and may keep another ``C`` than
-        the full comparison would have chosen.
+    finalists : int or None, default=None
+        Race the values of ``C`` over the splits, for speed: the paths of every
+        ``C`` run on the first split, and for each initial tree only the
+        ``finalists`` values whose paths reached the best validation scores
+        there run on the other splits and are candidates (``race_results_``
+        records the race). ``None`` (the default), or at least as many as
+        ``feature_costs``: every ``C`` on every split. Every initial tree stays
+        in the race, and the choice of ``alpha`` and of the setting among the
+        finalists is by the mean over all the splits as without it. With
+        ``finalists=1`` the defaults fit 10 paths instead of 18: 0.7 times the
+        CPU seconds on ``magic`` (14,265 rows), where it kept another ``C`` and
+        initial tree than the full comparison, 1.4 points less accurate on the
+        test split (``benchmarks/results/bench_tao_speed_magic.md``).
     pair_features : int or None, default=8
         TAO's bivariate search at a node covers the pairs of the
         ``pair_features`` features of least univariate loss on its reduced
@@ -1027,7 +1029,7 @@ class TAOTreeClassifierCV(ClassifierMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 max_grid_extensions="auto", restarts=True, finalists=1, pair_features=8, cv=3,
+                 max_grid_extensions="auto", restarts=True, finalists=None, pair_features=8, cv=3,
                  rule="best",
                  refit="auto", bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30,
@@ -1078,7 +1080,7 @@ class TAOTreeRegressorCV(RegressorMixin, BaseTAOTreeCV):
 
     def __init__(self, *, feature_costs=(1.0, 1.25, 1.5), inits=("bivariate", "univariate"),
                  lambda_min=1.0, lambda_max_fraction=0.05, n_lambdas=12, max_refine=2,
-                 max_grid_extensions="auto", restarts=True, finalists=1, pair_features=8, cv=3,
+                 max_grid_extensions="auto", restarts=True, finalists=None, pair_features=8, cv=3,
                  rule="best",
                  refit="auto", bivariate_splitter="orientations",
                  max_depth=None, min_samples_leaf=1, n_orientations=30,
