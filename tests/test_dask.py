@@ -187,6 +187,24 @@ def test_outputs_equal_the_local_estimator(client, tmp_path):
     assert reg.score(da.from_array(Xn, chunks=1000), da.from_array(yn, chunks=1000)) > 0.5
 
 
+def test_parquet_columns_of_one_frame(client, tmp_path):
+    # X and y projected from one read_parquet frame may be read in different partitions
+    frame, labels, _ = _frame(4000, 7, missing=0.05)
+    frame["y"] = labels
+    for k in range(4):
+        frame.iloc[k * 1000:(k + 1) * 1000].to_parquet(tmp_path / f"part-{k}.parquet",
+                                                         index=False)
+    files = dd.read_parquet(tmp_path)
+    fitted = DaskBivariateTreeClassifier(local_rows=700, max_depth=5).fit(
+        files.drop(columns="y"), files["y"])
+    # every row is in the sample (sample_rows > rows): the same bin edges, the same exact
+    # class counts, whatever the partitions
+    expected = DaskBivariateTreeClassifier(local_rows=700, max_depth=5).fit(
+        *_dask(frame.drop(columns="y"), labels, partitions=3))
+    assert fitted.tree_ == expected.tree_
+    assert len(fitted.levels_) >= 2 and fitted.levels_[0]["open_nodes"] == 1
+
+
 def test_worker_killed_during_a_fit_gives_the_same_tree(client, monkeypatch):
     frame, labels, _ = _frame(5000, 6, missing=0.05)
     X, y = _dask(frame, labels, partitions=4)
@@ -248,8 +266,12 @@ def test_bad_input_is_named(client, monkeypatch):
         DaskBivariateTreeRegressor().fit(X_inf, y.astype(float))
     frame, labels, _ = _frame(100, 0)
     Xf = dd.from_pandas(frame, npartitions=2)
-    with pytest.raises(ValueError, match="X has 2 partitions and y has 3"):
-        DaskBivariateTreeClassifier().fit(Xf, dd.from_pandas(pd.Series(labels), npartitions=3))
+    with pytest.raises(ValueError, match="X has 2 partitions and y has 4"):
+        DaskBivariateTreeClassifier().fit(Xf, da.from_array(labels, chunks=30))
+    # a Series is aligned with the frame by index, as pandas does: rows without a label
+    with pytest.raises(ValueError, match=r"y contains NaN .*\(10 of them\)"):
+        DaskBivariateTreeClassifier().fit(Xf, dd.from_pandas(pd.Series(labels[:90]),
+                                                             npartitions=3))
     fitted = DaskBivariateTreeClassifier(max_depth=2).fit(X, y)
     with pytest.raises(TypeError, match="to_local\\(\\).predict"):
         fitted.predict(X.compute())

@@ -371,6 +371,8 @@ def _is_pandas_like(obj):
 
 def _partitions(X, y):
     """Matching lists of delayed partitions of ``X`` (2-D, whole rows) and ``y``."""
+    if _is_pandas_like(X) and _is_pandas_like(y) and getattr(y, "ndim", 1) == 1:
+        return X, *_frame_partitions(X, y)
     if _is_pandas_like(X):
         x_parts = list(X.to_delayed())
     else:
@@ -393,6 +395,27 @@ def _partitions(X, y):
                          "the partitions of X (e.g. y = df['target'] from the frame X comes "
                          "from)")
     return X, x_parts, y_parts
+
+
+def _frame_partitions(X, y):
+    """Partitions of a dask DataFrame and Series as one frame's: ``X["a"]`` and ``X["y"]``
+    of one ``read_parquet`` may be read in different partitions once optimized."""
+    name = "__bivtree_y"
+    while name in X.columns:
+        name += "_"
+    try:
+        both = X.assign(**{name: y})
+    except (ValueError, NotImplementedError) as error:
+        raise ValueError(f"X has {X.npartitions} partitions and y has {y.npartitions}, and "
+                         f"they cannot be aligned ({error}); give y the partitions of X (e.g. "
+                         "y = df['target'] from the frame X comes from)") from None
+    parts = both.to_delayed()
+    return ([delayed(_drop_column, pure=True)(p, name) for p in parts],
+            [delayed(operator.getitem, pure=True)(p, name) for p in parts])
+
+
+def _drop_column(frame, name):
+    return frame.drop(columns=name)
 
 
 def _client():
@@ -601,21 +624,29 @@ class _Grower:
                 self._gather(routes, local, bool(open_nodes))
             if open_nodes:
                 self._search_level(tree, routes, open_nodes)
-            if self.est.verbose:
-                self._report(level, open_nodes, local)
+            self._report(level, open_nodes, local)
             level += 1
+        waited = time.perf_counter()
         for node in self.nodes:
             if node.subtree is not None:
                 node.subtree = node.subtree.result()
+        self.est.local_wait_s_ = time.perf_counter() - waited
         return self._stitch()
 
     def _report(self, level, open_nodes, local):
-        split = sum(self.nodes[i].kind == SPLIT for i in open_nodes)
-        rows = sum(self.nodes[i].n for i in open_nodes)
-        print(f"[bivtree.dask] level {level}: {len(open_nodes)} node(s) of {rows} rows "
-              f"searched from histograms, {split} split; {len(local)} node(s) sent to grow "
-              f"in memory; {self.est.n_passes_} passes, {time.perf_counter() - self.t0:.1f} s",
-              flush=True)
+        """Record the level in ``levels_``; print it when ``verbose``."""
+        record = {"level": level, "open_nodes": len(open_nodes),
+                  "rows": sum(self.nodes[i].n for i in open_nodes),
+                  "split": sum(self.nodes[i].kind == SPLIT for i in open_nodes),
+                  "local_nodes": len(local), "local_rows": sum(self.nodes[i].n for i in local),
+                  "passes": self.est.n_passes_, "seconds": time.perf_counter() - self.t0}
+        self.est.levels_.append(record)
+        if self.est.verbose:
+            print(f"[bivtree.dask] level {level}: {record['open_nodes']} node(s) of "
+                  f"{record['rows']} rows searched from histograms, {record['split']} split; "
+                  f"{record['local_nodes']} node(s) of {record['local_rows']} rows sent to grow "
+                  f"in memory; {record['passes']} passes, {record['seconds']:.1f} s",
+                  flush=True)
 
     def _gather(self, routes, local, shared):
         """Gather the rows of the ``local`` nodes and start their in-memory fits."""
@@ -1090,6 +1121,8 @@ class _DaskTree(BaseEstimator):
         client = _client()
         t0 = time.perf_counter()
         self.n_passes_ = 0
+        self.levels_ = []
+        self.local_wait_s_ = 0.0
         X, x_parts, y_parts = _partitions(X, y)
         data = self._scan(client, X, x_parts, y_parts)
         self._rules = self._stopping_rules(data["n_rows"])
@@ -1398,6 +1431,13 @@ class DaskBivariateTreeClassifier(ClassifierMixin, _DaskTree):
         Passes over the data (the first scan, every histogram pass, the
         gathering of small nodes when it takes a pass of its own, the
         importances).
+    levels_ : list of dict
+        Per level of the growth: ``open_nodes`` and ``rows`` searched from
+        histograms, how many were ``split``, ``local_nodes`` and ``local_rows``
+        gathered to grow in memory, the ``passes`` so far and the
+        ``seconds`` since the growth started (empty for a fit in memory).
+    local_wait_s_ : float
+        Seconds the client waited for the in-memory subtrees after the last level.
     fit_time_ : float
     """
 
@@ -1468,6 +1508,8 @@ class DaskBivariateTreeRegressor(RegressorMixin, _DaskTree):
     is_categorical_, categories_, infrequent_categories_
     feature_importances_ : ndarray of shape (n_features,)
     n_passes_ : int
+    levels_ : list of dict
+    local_wait_s_ : float
     fit_time_ : float
         As for :class:`DaskBivariateTreeClassifier`.
     """
