@@ -293,7 +293,7 @@ def _combine_features(*results):
 def _projection_task(part, route, payload):
     X, labels, targets = part
     with numba_threads(1):
-        return projection_histograms(X, route, *payload[:7], labels, targets, *payload[7:])
+        return projection_histograms(X, route, *payload[:9], labels, targets, *payload[9:])
 
 
 def _sum_arrays(*arrays):
@@ -463,6 +463,7 @@ class _Rule:
     right: np.ndarray = None
     n_missing: float = 0.0
     index: int = -1
+    even: bool = False  # equal-width bins over [lo, hi] (ranking only), else ``edges``
 
     def arrays(self):
         """The rule's slots: features and weights."""
@@ -558,12 +559,15 @@ class _Grower:
         weights = np.zeros((m, 2))
         edges = np.zeros((m, self.n_edges))
         n_edges = np.zeros(m, dtype=ITYPE)
+        even_lo, even_scale = np.zeros(m), np.zeros(m)
         for c, rule in enumerate(rules):
             features[c], weights[c] = rule.arrays()
             n_edges[c] = len(rule.edges)
             edges[c, :n_edges[c]] = rule.edges
-        payload = delayed((slots, start, features, weights, edges, n_edges, self.width,
-                           self.n_stats, self.regression), pure=True)
+            if rule.even:
+                even_lo[c], even_scale[c] = rule.lo, (n_edges[c] + 1) / (rule.hi - rule.lo)
+        payload = delayed((slots, start, features, weights, edges, n_edges, even_lo, even_scale,
+                           self.width, self.n_stats, self.regression), pure=True)
         tasks = [delayed(_projection_task, pure=True)(p, r, payload)
                  for p, r in zip(self.parts, routes)]
         hist = self._compute(_reduce(tasks, _sum_arrays))
@@ -761,17 +765,25 @@ class _Grower:
             frame = decorrelated_frame(pair_x, search.inv_scale[j], search.inv_scale[k])
             search.pairs.append((j, k, frame, lo[j], hi[j], lo[k], hi[k]))
 
-    def _direction(self, search, p, theta):
-        """The rule of pair ``p`` of ``search`` at angle ``theta``, or None (no finite rule)."""
+    def _direction(self, search, p, theta, even=False):
+        """The rule of pair ``p`` of ``search`` at angle ``theta``, or None (no finite rule).
+
+        ``even``: binned evenly over the projection's bounds at the node (for ranking the
+        coarse directions), else on quantile edges of the node's sample.
+        """
         j, k, frame, lo_j, hi_j, lo_k, hi_k = search.pairs[p]
         a, b = frame_direction(theta, frame)
         w = pair_rule_weight(a, b, search.inv_scale[j], search.inv_scale[k])
         if not math.isfinite(w) or w == 0.0:
             return None
-        X = self.data["sample_X"]
-        values = (0.0 + 1.0 * X[search.sample, j]) + w * X[search.sample, k]
         lo = lo_j + min(w * lo_k, w * hi_k)
         hi = hi_j + max(w * lo_k, w * hi_k)
+        if even and math.isfinite(hi - lo) and hi > lo:
+            step = (hi - lo) / (self.n_edges + 1)
+            edges = lo + step * np.arange(1, self.n_edges + 1)
+            return _Rule(j, k, w, edges, lo, hi, theta, p, even=True)
+        X = self.data["sample_X"]
+        values = (0.0 + 1.0 * X[search.sample, j]) + w * X[search.sample, k]
         edges = projection_edges(values, lo, hi, self.n_edges)
         if edges.size == 0:
             return None
@@ -782,7 +794,7 @@ class _Grower:
         est = self.est
         coarse = []
         for search in searches:
-            rules = [self._direction(search, p, math.pi * (h + 0.5) / est.n_coarse)
+            rules = [self._direction(search, p, math.pi * (h + 0.5) / est.n_coarse, even=True)
                      for p in range(len(search.pairs)) for h in range(est.n_coarse)]
             coarse.append([r for r in rules if r is not None])
         self._projection_pass(routes, self._slots(slot_of_node, searches), coarse,
@@ -811,7 +823,14 @@ class _Grower:
         trials = []
         for search in searches:
             rules = []
-            for centre in search.best_pairs:
+            for p, centre in enumerate(search.best_pairs):
+                if centre.even:
+                    # a coarse direction's evenly binned objective, again on quantile bins:
+                    # the trials are compared with it on the same footing
+                    rescan = self._direction(search, centre.pair, centre.angle)
+                    if rescan is not None:
+                        rules.append(rescan)
+                        search.best_pairs[p] = rescan
                 for h in [*range(-half, 0), *range(1, half + 1)]:
                     theta = centre.angle + step * h / half
                     rule = self._direction(search, centre.pair, theta) if (
@@ -825,8 +844,9 @@ class _Grower:
                               "refined directions")
         for search, rules in zip(searches, trials):
             for p, centre in enumerate(list(search.best_pairs)):
-                for rule in rules:  # ascending angles: the lower one keeps a tie
-                    if rule.pair == centre.pair and (
+                # the centre first, then ascending angles: the earlier keeps a tie
+                for rule in rules:
+                    if rule.pair == centre.pair and rule is not centre and (
                             rule.objective < search.best_pairs[p].objective):
                         search.best_pairs[p] = rule
         return True

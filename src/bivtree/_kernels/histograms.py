@@ -44,6 +44,33 @@ def edges_below(edges, start, end, value):
 
 
 @njit(inline="always", **NUMBA_OPTS)
+def edges_below_row(edges, row, n_edges, value):
+    """Number of ``edges[row, :n_edges]`` (ascending) strictly below ``value`` (no row view:
+    a view per row and candidate costs more than the search)."""
+    lo = 0
+    hi = n_edges
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if edges[row, mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(inline="always", **NUMBA_OPTS)
+def even_bin(value, lo, scale, last):
+    """Bin of ``value`` among equal-width bins from ``lo`` (``scale`` bins per unit),
+    clamped to ``[0, last]``."""
+    t = (value - lo) * scale
+    if t < 1.0:
+        return 0
+    if t >= last:
+        return last
+    return int(t)
+
+
+@njit(inline="always", **NUMBA_OPTS)
 def add_row(cell, label, target, regression):
     """Add one row to a histogram cell (``n_stats`` numbers, see the module)."""
     if regression:
@@ -114,12 +141,20 @@ def feature_histograms(X, leaf, slot_of_node, n_slots, cuts, cut_offsets, catego
 
 @njit(**NUMBA_OPTS)
 def projection_histograms(X, leaf, slot_of_node, candidate_start, features, weights, edges,
-                          n_edges, width, labels, targets, n_stats, regression):
+                          n_edges, even_lo, even_scale, width, labels, targets, n_stats,
+                          regression):
     """Histograms of candidate rules' projections at the open nodes.
 
     Candidate ``c`` is the rule ``sum_k weights[c, k] * x[features[c, k]]`` of
     the open node whose candidates are ``candidate_start[s] .. candidate_start[s +
-    1] - 1``; its bins are cut at ``edges[c, :n_edges[c]]`` (ascending).
+    1] - 1``; its bins are cut at ``edges[c, :n_edges[c]]`` (ascending), or,
+    where ``even_scale[c] > 0``, are ``n_edges[c] + 1`` equal-width bins from
+    ``even_lo[c]`` (``even_scale[c]`` per unit; the first and last take the
+    values beyond): a bin in one step instead of a search, for ranking many
+    directions as the in-memory coarse phase ranks them
+    (:func:`~bivtree._kernels.angle_search.binned_proxy`). Its bin edges are
+    then ``even_lo + (b + 1) / even_scale`` up to rounding at the boundaries,
+    so only the exact edges make thresholds.
 
     Returns
     -------
@@ -137,8 +172,10 @@ def projection_histograms(X, leaf, slot_of_node, candidate_start, features, weig
             v = project_row(X, i, features[c], weights[c])
             if math.isnan(v):
                 b = missing_bin
+            elif even_scale[c] > 0.0:
+                b = even_bin(v, even_lo[c], even_scale[c], n_edges[c])
             else:
-                b = edges_below(edges[c], 0, n_edges[c], v)
+                b = edges_below_row(edges, c, n_edges[c], v)
             add_row(hist[c, b], labels[i], targets[i], regression)
     return hist
 
