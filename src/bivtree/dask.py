@@ -24,10 +24,14 @@ al., 2009) and the trees of Spark MLlib:
      ``max_pair_features`` features with the best univariate cuts (and of the
      best one with every other), ``n_coarse`` directions each in the pair's
      decorrelated frame (taken on the sample), histograms of every direction's
-     projection on quantile bins of the node's sample;
+     projection on ``max_bins`` equal-width bins over its range at the node
+     (a bin in one step; they only rank the directions, as the in-memory
+     coarse phase ranks them);
   3. ``n_rounds`` passes of refined directions around the best coarse angle
      of the ``n_refine`` best pairs (``n_refine_angles`` angles each, the
-     spacing shrinking ``n_refine_angles / 2`` times per pass);
+     spacing shrinking ``n_refine_angles / 2`` times per pass; the first pass
+     scores the coarse angle itself again), on quantile bins of the
+     projection on the node's rows of the sample;
   4. a final pass on fine bins (the two bins around the best cut, cut evenly
      into ``max_bins`` bins) of the winning projection and of the best
      univariate feature.
