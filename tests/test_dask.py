@@ -178,6 +178,15 @@ def test_outputs_equal_the_local_estimator(client, tmp_path):
     save_model(local, tmp_path / "tree.json")
     loaded = load_model(tmp_path / "tree.json")
     np.testing.assert_array_equal(loaded.predict_proba(frame), local.predict_proba(frame))
+    # three classes, through histogram levels
+    X3, y3 = make_classification(3000, 6, n_informative=4, n_classes=3, random_state=2)
+    X3_dask = da.from_array(X3, chunks=1000)
+    three = DaskBivariateTreeClassifier(local_rows=600, max_depth=4).fit(
+        X3_dask, da.from_array(np.array(["a", "b", "c"])[y3], chunks=1000))
+    assert three.levels_[0]["open_nodes"] == 1
+    np.testing.assert_array_equal(three.predict_proba(X3_dask).compute(),
+                                  three.to_local().predict_proba(X3))
+    assert set(three.predict(X3_dask).compute()) <= {"a", "b", "c"}
     # a dask array input (numeric columns only)
     Xn, yn = make_regression(3000, 4, random_state=0)
     reg = DaskBivariateTreeRegressor(local_rows=700, max_depth=5).fit(
@@ -187,7 +196,7 @@ def test_outputs_equal_the_local_estimator(client, tmp_path):
     assert reg.score(da.from_array(Xn, chunks=1000), da.from_array(yn, chunks=1000)) > 0.5
 
 
-def test_parquet_columns_of_one_frame(client, tmp_path):
+def test_parquet_columns_of_one_frame(client, tmp_path, capsys):
     # X and y projected from one read_parquet frame may be read in different partitions
     frame, labels, _ = _frame(4000, 7, missing=0.05)
     frame["y"] = labels
@@ -195,8 +204,9 @@ def test_parquet_columns_of_one_frame(client, tmp_path):
         frame.iloc[k * 1000:(k + 1) * 1000].to_parquet(tmp_path / f"part-{k}.parquet",
                                                          index=False)
     files = dd.read_parquet(tmp_path)
-    fitted = DaskBivariateTreeClassifier(local_rows=700, max_depth=5).fit(
+    fitted = DaskBivariateTreeClassifier(local_rows=700, max_depth=5, verbose=1).fit(
         files.drop(columns="y"), files["y"])
+    assert "[bivtree.dask] level 0: 1 node(s) of 4000 rows" in capsys.readouterr().out
     # every row is in the sample (sample_rows > rows): the same bin edges, the same exact
     # class counts, whatever the partitions
     expected = DaskBivariateTreeClassifier(local_rows=700, max_depth=5).fit(

@@ -481,6 +481,9 @@ class _Search:
 
     node: int
     stats: np.ndarray
+    numeric: np.ndarray = None  # the numeric features
+    univariate_proxies: np.ndarray = None  # minus the best cut's objective of each of them
+    inv_scale: np.ndarray = None  # 1 / range of each feature at the node (0: constant)
     univariate: _Rule = None
     numeric_best: _Rule = None
     pairs: list = field(default_factory=list)  # (j, k, frame, lo_j, hi_j, lo_k, hi_k)
