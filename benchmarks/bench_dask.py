@@ -228,11 +228,13 @@ def on_paper(levels, rows):
               f"{paper_levels} at {PAPER_ROWS:,}: about {passes} passes;"),
               (f"- histograms: {level_bytes / 1e6:,.2f} MB per open node and level (all passes); "
               f"at most 2^level open nodes and at most {max_open:,} (each holds more than "
-              f"`local_rows` rows): at most {worst / 1e9:,.1f} GB of partial results per "
-              f"partition over the whole fit, times {moved:,.0f} moved results per pass "
-              "in the reduction (an upper bound: where a partition's reducer is on its own "
-              "worker nothing crosses the network); the client receives one sum per pass;"),
-              (f"- data read per pass: {PAPER_ROWS * N_FEATURES * 8 / 1e9:,.0f} GB of float64 "
+              f"`local_rows` rows): each partition computes at most {worst / 1e9:,.1f} GB of "
+              "histograms over the whole fit (dense: every open node in every partition); "
+              "the tree reduction moves each partition's result once and each partial sum "
+              f"once more, {moved:,.0f} results of that size per pass at most (fewer where a "
+              "reducer runs on the worker of its inputs), and the client receives one sum "
+              "per pass;"),
+             (f"- data read per pass: {PAPER_ROWS * N_FEATURES * 8 / 1e9:,.0f} GB of float64 "
               f"features ({PAPER_ROWS * N_FEATURES * 8 / 1e9 / PAPER_WORKERS:,.1f} GB per "
               "worker, from memory with `persist=True`), the routes "
               f"{PAPER_ROWS * 8 / 1e9 / PAPER_WORKERS:,.1f} GB per worker;"),

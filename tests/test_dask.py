@@ -27,6 +27,7 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification, make_regression
 from sklearn.exceptions import NotFittedError
 
+import bivtree.dask
 from bivtree import BivariateTreeClassifier, BivariateTreeRegressor, export_text
 from bivtree.dask import (
     DaskBivariateTreeClassifier,
@@ -213,6 +214,19 @@ def test_parquet_columns_of_one_frame(client, tmp_path, capsys):
         *_dask(frame.drop(columns="y"), labels, partitions=3))
     assert fitted.tree_ == expected.tree_
     assert len(fitted.levels_) >= 2 and fitted.levels_[0]["open_nodes"] == 1
+
+
+def test_nodes_in_groups_give_the_same_tree(client, monkeypatch):
+    # histograms over the per-pass budget: a level's open nodes take one pass per group
+    frame, labels, _ = _frame(5000, 8, missing=0.05)
+    X, y = _dask(frame, labels)
+    params = {"local_rows": 600, "max_depth": 5}
+    expected = DaskBivariateTreeClassifier(**params).fit(X, y)
+    assert max(level["open_nodes"] for level in expected.levels_) > 1
+    monkeypatch.setattr(bivtree.dask, "MAX_PASS_BYTES", 1)  # one node per group
+    grouped = DaskBivariateTreeClassifier(**params).fit(X, y)
+    assert grouped.tree_ == expected.tree_
+    assert grouped.n_passes_ > expected.n_passes_
 
 
 def test_worker_killed_during_a_fit_gives_the_same_tree(client, monkeypatch):

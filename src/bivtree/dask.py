@@ -531,13 +531,26 @@ class _Grower:
         return self.client.persist([delayed(_route, pure=True)(p, payload) for p in self.parts])
 
     def _feature_pass(self, routes, slot_of_node, n_slots):
-        self._pass("feature histograms")
-        payload = delayed((slot_of_node, n_slots, self.cuts_flat, self.cut_offsets,
-                           self.categorical, self.feature_width, self.n_stats,
-                           self.regression), pure=True)
-        tasks = [delayed(_feature_task, pure=True)(p, r, payload)
-                 for p, r in zip(self.parts, routes)]
-        return self._compute(_reduce(tasks, _combine_features))
+        """Every feature's histograms and range at every open node: ``(hist, lo, hi)``.
+
+        Open nodes whose histograms pass :data:`MAX_PASS_BYTES` per partition are
+        taken in groups, one pass each.
+        """
+        per_node = self.data["n_features"] * (self.feature_width * self.n_stats + 2) * 8
+        group = max(1, MAX_PASS_BYTES // per_node)
+        parts = []
+        for first in range(0, n_slots, group):
+            size = min(group, n_slots - first)
+            self._pass("feature histograms")
+            inside = (slot_of_node >= first) & (slot_of_node < first + size)
+            slots = np.where(inside, slot_of_node - first, -1)
+            payload = delayed((slots, size, self.cuts_flat, self.cut_offsets,
+                               self.categorical, self.feature_width, self.n_stats,
+                               self.regression), pure=True)
+            tasks = [delayed(_feature_task, pure=True)(p, r, payload)
+                     for p, r in zip(self.parts, routes)]
+            parts.append(self._compute(_reduce(tasks, _combine_features)))
+        return tuple(np.concatenate(arrays) for arrays in zip(*parts))
 
     def _projection_pass(self, routes, slot_of_node, rules_by_slot, what):
         """Scan the histograms of every rule of ``rules_by_slot`` (one list per open node);
