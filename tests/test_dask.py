@@ -119,6 +119,28 @@ def test_histogram_levels_match_the_in_memory_accuracy(client):
     assert fitted.n_passes_ > 5
 
 
+def test_histogram_nodes_are_exact_when_every_value_has_its_bin(client):
+    # at most max_bins distinct values per feature, every row in the sample: the bin edges
+    # are every midpoint, so the histogram search sees every univariate cut, and the tree's
+    # partitions are the in-memory univariate tree's (its thresholds may sit elsewhere
+    # between the same two values)
+    rng = np.random.RandomState(9)
+    X = rng.randint(0, 40, size=(3000, 4)).astype(float)
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    y = ((np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) / 2 + rng.normal(0, 6, 3000)) > 30)
+    y = y.astype(int)
+    params = {"splitter": "univariate", "max_depth": 4}
+    memory = BivariateTreeClassifier(**params).fit(X, y)
+    fitted = DaskBivariateTreeClassifier(local_rows=10, **params).fit(
+        da.from_array(X, chunks=1000), da.from_array(y, chunks=1000))
+    assert len(fitted.levels_) == 4  # every split node was searched from histograms
+    for name in ("children_left", "children_right", "features", "n_node_samples", "value",
+                 "missing_go_left"):
+        np.testing.assert_array_equal(getattr(fitted.tree_, name), getattr(memory.tree_, name))
+    np.testing.assert_allclose(fitted.tree_.impurity, memory.tree_.impurity, atol=1e-12)
+    np.testing.assert_array_equal(fitted.to_local().apply(X), memory.apply(X))
+
+
 def test_missing_values_at_a_histogram_node(client):
     rng = np.random.RandomState(3)
     n = 6000
