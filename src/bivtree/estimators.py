@@ -366,6 +366,55 @@ def _align_split_info(grown, tree, info):
     return out
 
 
+def tree_feature_importances(tree, node_spreads):
+    """Total weighted impurity decrease per feature of ``tree``, normalised to sum 1.
+
+    A bivariate node's decrease is shared between its features in proportion
+    to how much each term of the rule varies over the node's training
+    samples: ``|w_k| * std(x_k)`` (weighted). A term that barely moves the
+    projection gets little credit, whatever the units of its feature. A
+    univariate or categorical node (one used slot) credits its one feature.
+
+    Parameters
+    ----------
+    tree : Tree
+    node_spreads : callable
+        Returns the weighted std of every node's features over its training
+        samples, shape ``(node_count, n_slots)`` (:meth:`Tree.node_spreads`);
+        called only when some node uses more than one feature.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+    """
+    importances = np.zeros(tree.n_features)
+    internal = np.flatnonzero(~tree.is_leaf)
+    if internal.size == 0:
+        return importances
+    wn, impurity = tree.weighted_n_node_samples, tree.impurity
+    left, right = tree.children_left[internal], tree.children_right[internal]
+    # a split never raises the weighted impurity (it is concave): a negative decrease
+    # is rounding (e.g. sample weights of 1e300 beside 1e-300) and counts as none
+    decrease = np.maximum(wn[internal] * impurity[internal] - wn[left] * impurity[left]
+                          - wn[right] * impurity[right], 0.0)
+    features = tree.features[internal]
+    used = features >= 0
+    n_used = used.sum(axis=1)
+    share = used.astype(np.float64)  # one used slot: all of the decrease
+    shared = np.flatnonzero(n_used > 1)
+    if shared.size:  # the weighted std of every node's features, one pass over the rows
+        spreads = node_spreads()
+        spread = (np.abs(tree.weights[internal[shared]]) * spreads[internal[shared]]
+                  * used[shared])
+        total = spread.sum(axis=1, keepdims=True)
+        even = used[shared] / n_used[shared, None]
+        share[shared] = np.where(total > 0, spread / np.where(total > 0, total, 1.0), even)
+    # row by row, slot by slot: the order in which the nodes add up per feature
+    np.add.at(importances, features[used], (decrease[:, None] * share)[used])
+    total = importances.sum()
+    return importances / total if total > 0 else importances
+
+
 class FittedTreeMixin:
     """What every bivtree estimator with a fitted ``tree_`` shares: input checks,
     feature importances, inspection and persistence."""
@@ -485,42 +534,13 @@ class FittedTreeMixin:
                 np.ascontiguousarray(sample_weight, dtype=DTYPE))
 
     def _feature_importances(self, X, sample_weight):
-        """Total weighted impurity decrease per feature, normalised to sum 1.
-
-        A bivariate node's decrease is shared between its features in proportion
-        to how much each term of the rule varies over the node's training
-        samples: ``|w_k| * std(x_k)`` (weighted). A term that barely moves the
-        projection gets little credit, whatever the units of its feature. A
-        univariate or categorical node (one used slot) credits its one feature.
-        """
-        tree = self.tree_
-        importances = np.zeros(tree.n_features)
-        internal = np.flatnonzero(~tree.is_leaf)
-        if internal.size == 0:
-            return importances
-        wn, impurity = tree.weighted_n_node_samples, tree.impurity
-        left, right = tree.children_left[internal], tree.children_right[internal]
-        # a split never raises the weighted impurity (it is concave): a negative decrease
-        # is rounding (e.g. sample weights of 1e300 beside 1e-300) and counts as none
-        decrease = np.maximum(wn[internal] * impurity[internal] - wn[left] * impurity[left]
-                              - wn[right] * impurity[right], 0.0)
-        features = tree.features[internal]
-        used = features >= 0
-        n_used = used.sum(axis=1)
-        share = used.astype(np.float64)  # one used slot: all of the decrease
-        shared = np.flatnonzero(n_used > 1)
-        if shared.size:  # the weighted std of every node's features, one pass over the rows
+        """Total weighted impurity decrease per feature, normalised to sum 1
+        (:func:`tree_feature_importances`, the spreads taken over ``X``)."""
+        def spreads():
             with numba_threads(self.n_jobs):
-                spreads = tree.node_spreads(X, sample_weight)
-            spread = (np.abs(tree.weights[internal[shared]]) * spreads[internal[shared]]
-                      * used[shared])
-            total = spread.sum(axis=1, keepdims=True)
-            even = used[shared] / n_used[shared, None]
-            share[shared] = np.where(total > 0, spread / np.where(total > 0, total, 1.0), even)
-        # row by row, slot by slot: the order in which the nodes add up per feature
-        np.add.at(importances, features[used], (decrease[:, None] * share)[used])
-        total = importances.sum()
-        return importances / total if total > 0 else importances
+                return self.tree_.node_spreads(X, sample_weight)
+
+        return tree_feature_importances(self.tree_, spreads)
 
     # ------------------------------------------------------------ inspection
     def apply(self, X):
