@@ -41,6 +41,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:Sending large graph:UserWarning"
 
 @pytest.fixture(scope="module")
 def cluster():
+    # a nanny sets distributed's pre-spawn-environ (OMP_NUM_THREADS=1, ...) in the
+    # process that starts it: the tests after these must see the environment as it was
+    environ = dict(os.environ)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -49,6 +52,8 @@ def cluster():
     yield cluster, client
     client.close()
     cluster.close()
+    os.environ.clear()
+    os.environ.update(environ)
 
 
 @pytest.fixture
