@@ -72,15 +72,17 @@ def node_order(tree, cst, node):
                           tree.weights[node].astype(np.float64)))
 
 
-def assert_children_monotonic_bounded(est, X, y, cst, sample_weight=None):
-    """scikit-learn's check on every node: an ordered split's children (their training
-    values) in order and within the node's bounds; the stored values within the bounds.
+def walk_ordered_splits(est, X, y, cst, sample_weight, check_ordered):
+    """The bounds walk of scikit-learn's monotonic check, shared by the greedy and TAO tests.
 
-    Returns the number of ordered splits checked.
+    Every node: no ``CONFLICT``, its stored value within the bounds passed down as
+    scikit-learn's growth passes them (ordered children: ``[lower, mid]`` and ``[mid,
+    upper]``, ``mid`` the mean of their training values, clipped to the node's bounds).
+    At every ordered split ``check_ordered(node, left, right, order, lower, upper, real,
+    stored, tol)`` makes the caller's own assertions. Returns the number of ordered splits.
     """
     tree, real, stored = est.tree_, node_values(est, X, y, sample_weight), stored_values(est)
-    scale = max(1.0, float(np.nanmax(np.abs(real))))
-    tol = 1e-9 * scale
+    tol = 1e-9 * max(1.0, float(np.nanmax(np.abs(real))))
     n_ordered = 0
     stack = [(0, -np.inf, np.inf)]
     while stack:
@@ -95,14 +97,26 @@ def assert_children_monotonic_bounded(est, X, y, cst, sample_weight=None):
             stack += [(left, lower, upper), (right, lower, upper)]
             continue
         n_ordered += 1
+        check_ordered(node, left, right, order, lower, upper, real, stored, tol)
+        mid = min(max(0.5 * (real[left] + real[right]), lower), upper)
+        low, high = (lower, mid), (mid, upper)
+        stack += [(left, *low), (right, *high)] if order > 0 else [(left, *high), (right, *low)]
+    return n_ordered
+
+
+def assert_children_monotonic_bounded(est, X, y, cst, sample_weight=None):
+    """scikit-learn's check on every node: an ordered split's children (their training
+    values) in order and within the node's bounds; the stored values within the bounds.
+
+    Returns the number of ordered splits checked.
+    """
+    def children_in_order(node, left, right, order, lower, upper, real, stored, tol):
         v_left, v_right = real[left], real[right]
         assert (v_left - v_right) * order <= tol, (node, v_left, v_right, order)
         for v in (v_left, v_right):
             assert lower - tol <= v <= upper + tol, (node, lower, upper, v)
-        mid = min(max(0.5 * (v_left + v_right), lower), upper)
-        low, high = (lower, mid), (mid, upper)
-        stack += [(left, *low), (right, *high)] if order > 0 else [(left, *high), (right, *low)]
-    return n_ordered
+
+    return walk_ordered_splits(est, X, y, cst, sample_weight, children_in_order)
 
 
 def _prediction(est):

@@ -57,9 +57,8 @@ from test_constraints import (
     assert_monotone_predictions,
     make_data,
     node_order,
-    node_values,
     random_rows,
-    stored_values,
+    walk_ordered_splits,
 )
 
 #: small grids: the selectors fit a few dozen trees each
@@ -88,16 +87,14 @@ def tao_estimator(est):
 
 # ----------------------------------------------------------------------- checks
 def assert_bounded_and_ordered(est, X, y, cst, sample_weight=None):
-    """Every node: no ``CONFLICT``; its stored value within the bounds passed down as
-    scikit-learn's growth passes them (ordered children: ``[lower, mid]`` and ``[mid,
-    upper]``, ``mid`` the mean of their training values, unclipped); at an ordered node
+    """The bounds walk of :func:`test_constraints.walk_ordered_splits` (no ``CONFLICT``,
+    stored values within the bounds scikit-learn's growth passes down); at an ordered node
     the stored values of the leaves below the lower child at most those below the other.
 
     Returns the number of ordered decision nodes.
     """
     est = tao_estimator(est)
-    tree, real, stored = est.tree_, node_values(est, X, y, sample_weight), stored_values(est)
-    tol = 1e-9 * max(1.0, float(np.nanmax(np.abs(real))))
+    tree = est.tree_
     leaves_below = {}
 
     def leaves(node):
@@ -106,26 +103,11 @@ def assert_bounded_and_ordered(est, X, y, cst, sample_weight=None):
             leaves_below[node] = ([node] if left < 0 else leaves(left) + leaves(right))
         return leaves_below[node]
 
-    n_ordered = 0
-    stack = [(0, -np.inf, np.inf)]
-    while stack:
-        node, lower, upper = stack.pop()
-        assert lower - tol <= stored[node] <= upper + tol, (node, lower, upper, stored[node])
-        left, right = tree.children_left[node], tree.children_right[node]
-        if left < 0:
-            continue
-        order = node_order(tree, cst, node)
-        assert order != CONFLICT, f"node {node} tests constrained features in disagreeing senses"
-        if order == 0:
-            stack += [(left, lower, upper), (right, lower, upper)]
-            continue
-        n_ordered += 1
+    def leaves_in_order(node, left, right, order, lower, upper, real, stored, tol):
         low_child, high_child = (left, right) if order > 0 else (right, left)
         assert stored[leaves(low_child)].max() <= stored[leaves(high_child)].min() + tol, node
-        mid = min(max(0.5 * (real[left] + real[right]), lower), upper)
-        low, high = (lower, mid), (mid, upper)
-        stack += [(left, *low), (right, *high)] if order > 0 else [(left, *high), (right, *low)]
-    return n_ordered
+
+    return walk_ordered_splits(est, X, y, cst, sample_weight, leaves_in_order)
 
 
 def assert_groups_respected(est, groups):
