@@ -556,7 +556,7 @@ def part_select(args):
              "pruned by the ccp_alpha of their path scoring best on validation. The TAO "
              "selector (TAOTreeClassifierCV, default parameters: C in {1, 1.25, 1.5}, both "
              "initial trees, 12 lambda values from 1 sample per node to 5 % of the training "
-             "weight with refinement, restarts from the initial tree pruned at each alpha, "
+             "weight with refinement, each alpha fitted from the initial tree pruned at it, "
              "screened pairs (8 features), the best validation score) uses the same validation "
              "set (PredefinedSplit: one split, so no race of the settings) and keeps the tree "
              "fitted on the training part; 'TAO selector (rule=1se)' is the same selector "
@@ -939,7 +939,10 @@ def part_speed(args):
                  ("cv=3, pair_features=5", {"pair_features": 5}),
                  ("cv=3, the race of C (finalists=1)", {"finalists": 1}),
                  ("cv=3, from the whole initial trees (prune_init=False)",
-                  {"prune_init": False})]
+                  {"prune_init": False}),
+                 ("cv=3, warm-started paths with restarts (restarts=True)",
+                  {"restarts": True}),
+                 ("cv=3, the auto bivariate initial tree", {"bivariate_splitter": "auto"})]
     if args.datasets:  # a subset of the settings, by number
         settings = [settings[int(i)] for i in args.datasets.split(",")]
     timing = {}

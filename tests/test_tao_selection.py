@@ -86,6 +86,70 @@ def test_without_restarts_the_path_is_warm_started_only():
     assert alphas == sorted(alphas)
 
 
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(40, 160), d=st.integers(2, 4),
+       prune=st.booleans())
+def test_an_independent_path_fits_every_alpha_from_the_initial_tree(seed, n, d, prune):
+    # restarts="only": each step is TAO from the initial tree (pruned at its alpha with
+    # prune_init) alone, whatever the steps before it, refined values included
+    X, y = blobs(n, d, seed, n_classes=3)
+    tree = BivariateTreeClassifier(n_orientations=8, random_state=0).fit(X, y).tree_
+    params = {"feature_cost": 1.25, "n_orientations": 8, "prune_init": prune}
+    steps, complete, _ = run_path(True, params, tree, X, y, None, X, y,
+                                  lambda_grid(n, 0.5, 0.2, 5), restarts="only", max_refine=2)
+    assert complete
+    visited = [s["alpha"] for s in steps]
+    assert visited == sorted(visited) and len(set(visited)) == len(visited)
+    for step in steps:
+        fresh = TAOTreeClassifier(init=tree, alpha=step["alpha"], **params).fit(X, y)
+        assert step["objective"] == pytest.approx(fresh.objective_, rel=1e-12)
+        assert step["nodes"] == fresh.tree_.node_count
+        assert step["restarted"] and np.isnan(step["warm_objective"])
+
+
+def test_an_independent_path_fits_each_alpha_once(monkeypatch):
+    # a refinement fits the values before a step, not that step again
+    X, y = blobs(300, 4, 2, n_classes=3)
+    tree = BivariateTreeClassifier(max_depth=6).fit(X, y).tree_
+    fitted = []
+    real_fit = TAOTreeClassifier.fit
+
+    def counting_fit(self, *args, **kwargs):
+        fitted.append(self.alpha)
+        return real_fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(TAOTreeClassifier, "fit", counting_fit)
+    steps, _, _ = run_path(True, {"feature_cost": 1.25}, tree, X, y, None, None, None,
+                           lambda_grid(300, 0.5, 0.3, 3), restarts="only", max_refine=2)
+    visited = {s["alpha"] for s in steps}
+    assert len(fitted) == len(set(fitted))  # (a value held for after a refinement may
+    assert visited <= set(fitted)  # go unused: the path ends at one node before it)
+    assert visited - set(lambda_grid(300, 0.5, 0.3, 3))  # refined between the grid's
+
+
+def test_the_selectors_fit_independent_paths_where_the_initial_trees_are_pruned():
+    X, y = blobs(200, 3, 4)
+    small = {**SMALL, "max_depth": None, "n_lambdas": 4}
+    cv = TAOTreeClassifierCV(**small).fit(X, y)
+    # the refit is the chosen alpha's fit alone, the same as a fresh TAO fit of it
+    assert len(cv.refit_path_) == 1
+    assert cv.refit_path_[0]["alpha"] == cv.best_params_["alpha"]
+    tree = BivariateTreeClassifier(splitter="orientations", random_state=0).fit(X, y).tree_
+    if cv.best_params_["init"] == "univariate":
+        tree = BivariateTreeClassifier(splitter="univariate", random_state=0).fit(X, y).tree_
+    fresh = TAOTreeClassifier(init=tree, alpha=cv.best_params_["alpha"],
+                              feature_cost=cv.best_params_["feature_cost"]).fit(X, y)
+    fresh._pair_features = 8
+    fresh.fit(X, y)
+    assert cv.best_estimator_.objective_ == pytest.approx(fresh.objective_, rel=1e-12)
+    # a depth-limited selection keeps its whole starts and warm paths with restarts
+    limited = TAOTreeClassifierCV(**SMALL).fit(X, y)
+    assert limited.best_estimator_.prune_init is False
+    assert len(limited.refit_path_) > 1 or limited.best_params_["alpha"] == \
+        limited.cv_results_["alpha"].min()
+    assert np.all(np.isfinite([s["warm_objective"] for s in limited.refit_path_]))
+
+
 def test_refinement_halves_steps_where_the_tree_shrinks():
     X, y = blobs(300, 4, 2, n_classes=3)
     tree = BivariateTreeClassifier(max_depth=6).fit(X, y).tree_
