@@ -35,10 +35,13 @@ With ``finalists`` (not by default) the values of ``C`` race: all of them run
 on the first split, and for each initial tree only the ``finalists`` of best
 validation score there run on the other splits and are candidates.
 
-The paths of different splits and initial trees run as joblib tasks (those of
-the values of ``C`` one after the other in a task, sharing the memo), those
-of the largest initial trees first; with several jobs and a refit, the
-initial trees of all the data are grown after them, as two more tasks.
+The paths of different splits and initial trees run as joblib tasks, each
+growing its initial tree and then running the paths of the values of ``C``
+one after the other, sharing the memo (no task waits for another's tree);
+with several jobs and a refit, the initial trees of all the data are grown
+as two more tasks beside them. The costliest tasks start first (the bivariate
+tree of all the data, then those growing a bivariate tree), so that the
+workers end closer together.
 A candidate is a triple (``C``, init, ``alpha``); on each split it is the tree
 of the largest visited ``alpha`` not above it (trees are piecewise constant
 in ``alpha``), so splits whose refinement visited other values still line up.
@@ -330,6 +333,71 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
     return steps, complete, estimator
 
 
+class _PathRunner:
+    """The selection's joblib tasks on its data: per split and initial tree, the tree
+    (grown by the task the first time, then kept in ``trees``) and the paths of the
+    values of ``C``; ``spare_trees`` holds the initial trees of all the data grown
+    beside them."""
+
+    def __init__(self, selector, is_clf, data, splits, restarts, deadline, inner_jobs):
+        self.selector, self.is_clf, self.data, self.splits = selector, is_clf, data, splits
+        self.restarts, self.deadline, self.inner_jobs = restarts, deadline, inner_jobs
+        self.base_params = selector._tao_params(1.0, inner_jobs)[1]
+        self.trees = {}  # (split, init) -> initial tree, as the tasks return them
+        self.spare_trees = {}
+
+    def part(self, rows):
+        X, y, sw = self.data
+        return _safe_indexing(X, rows), y[rows], None if sw is None else sw[rows]
+
+    def task(self, s, init, costs, grid):
+        """``(initial tree, [path per C])`` of split ``s`` and ``init`` over ``grid``."""
+        sel = self.selector
+        train, val = self.splits[s]
+        Xt, yt, wt = self.part(train)
+        Xv, yv, _ = self.part(val)
+        tree = self.trees.get((s, init))
+        if tree is None:
+            tree = _initial_tree(self.is_clf, sel._splitter_of(init), Xt, yt, wt,
+                                 sel._tree_params(self.inner_jobs))
+        # the paths of every C from one initial tree run together: they meet many of
+        # the same reduced problems (the searches do not depend on C)
+        memos = {}
+        return tree, [run_path(self.is_clf, {**self.base_params, "feature_cost": c}, tree,
+                               Xt, yt, wt, Xv, yv, grid, restarts=self.restarts,
+                               max_refine=int(sel.max_refine), deadline=self.deadline,
+                               keep_last=False, pair_features=sel.pair_features, memos=memos)
+                      for c in costs]
+
+    def run(self, grid, tasks, spare=False):
+        """``tasks``: (split, init, costs) triples; returns the paths by (split, init, C).
+        ``spare``: also grow the initial trees of all the data (for the refit)."""
+        sel = self.selector
+        jobs = [(sel._task_cost(self.trees.get(task[:2]), task[1]),
+                 delayed(self.task)(*task, grid)) for task in tasks]
+        inits = sel._checked_grids()[1]
+        if spare:
+            # the tree of one thread is the tree of several
+            jobs += [(sel._task_cost(None, init, spare=True),
+                      delayed(_initial_tree)(self.is_clf, sel._splitter_of(init), *self.data,
+                                             sel._tree_params(1)))
+                     for init in inits]
+        # the costliest first, so that the workers end closer together
+        order = sorted(range(len(jobs)), key=lambda j: (-jobs[j][0], j))
+        done = Parallel(n_jobs=sel.n_jobs, verbose=max(0, int(sel.verbose) - 1))(
+            jobs[j][1] for j in order)
+        results = [None] * len(jobs)
+        for j, result in zip(order, done):
+            results[j] = result
+        if spare:
+            self.spare_trees.update(zip(inits, results[len(tasks):]))
+        for task, (tree, _) in zip(tasks, results):
+            self.trees[task[:2]] = tree
+        return {(s, init, c): path
+                for (s, init, costs), (_, group) in zip(tasks, results)
+                for c, path in zip(costs, group)}
+
+
 class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
     """Shared machinery; use the classifier or the regressor."""
 
@@ -528,58 +596,15 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         inner_jobs = 1 if parallel else self.n_jobs
         say = print if self.verbose else (lambda *a, **k: None)
 
-        def part(rows):
-            return (_safe_indexing(X, rows), y[rows], None if sw is None else sw[rows])
-
-        # 1. the initial trees: one per split and initial tree, shared by every C
-        grow = [(s, init) for s in range(len(splits)) for init in inits]
-        say(f"[TAOCV] growing {len(grow)} initial tree(s) on {len(splits)} split(s)",
-            flush=True)
-        trees = Parallel(n_jobs=self.n_jobs)(
-            delayed(_initial_tree)(is_clf, self._splitter_of(init), *part(splits[s][0]),
-                                   self._tree_params(inner_jobs))
-            for s, init in grow)
-        trees = dict(zip(grow, trees))
-
-        # 2. the paths: every split x initial tree x C (or, racing, the finalists' on
-        # every split after the first)
-        say(f"[TAOCV] paths over {alphas.size} values of alpha "
+        # the paths: every split x initial tree x C (or, racing, the finalists' on every
+        # split after the first); a task of one split and initial tree grows that tree
+        # (shared by every C) and runs its paths, so no worker waits for the others' trees
+        say(f"[TAOCV] growing {len(splits) * len(inits)} initial tree(s) on {len(splits)} "
+            f"split(s) and their paths over {alphas.size} values of alpha "
             f"(lambda {self.lambda_min:.3g} to {alphas[-1] * total_weight / unit:.3g} "
             "samples per node)", flush=True)
-        _, base_params = self._tao_params(1.0, inner_jobs)
-
-        def path_task(s, init, task_costs, grid):
-            # the paths of every C from one initial tree run together: they meet
-            # many of the same reduced problems (the searches do not depend on C)
-            train, val = splits[s]
-            Xt, yt, wt = part(train)
-            Xv, yv, _ = part(val)
-            memos = {}
-            return [run_path(is_clf, {**base_params, "feature_cost": c}, trees[(s, init)],
-                             Xt, yt, wt, Xv, yv, grid, restarts=restarts,
-                             max_refine=int(self.max_refine), deadline=deadline,
-                             keep_last=False, pair_features=self.pair_features, memos=memos)
-                    for c in task_costs]
-
-        def run_paths(grid, tasks, spare=False):
-            """``tasks``: (split, init, costs) triples; returns the paths by (split, init, C)."""
-            # the paths of the largest initial trees first: they cost the most, so the
-            # workers end closer together
-            tasks = sorted(tasks, key=lambda task: -trees[task[:2]].node_count)
-            jobs = [delayed(path_task)(s, init, task_costs, grid)
-                    for s, init, task_costs in tasks]
-            if spare:
-                # the refit's initial trees, grown while a worker would wait for the
-                # other's last paths (the tree of one thread is the tree of several)
-                jobs += [delayed(_initial_tree)(is_clf, self._splitter_of(init), X, y, sw,
-                                                self._tree_params(1)) for init in inits]
-            results = Parallel(n_jobs=self.n_jobs, verbose=max(0, int(self.verbose) - 1))(
-                jobs)
-            spare_trees.update(zip(inits, results[len(tasks):]))
-            return {(s, init, c): path for (s, init, task_costs), group in zip(tasks, results)
-                    for c, path in zip(task_costs, group)}
-
-        spare_trees = {}
+        runner = _PathRunner(self, is_clf, (X, y, sw), splits, restarts, deadline, inner_jobs)
+        run_paths, trees, spare_trees = runner.run, runner.trees, runner.spare_trees
         spare = refit and parallel and deadline is None
         racing = (self.finalists is not None and len(splits) > 1
                   and int(self.finalists) < len(costs))
@@ -645,7 +670,7 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
                                      self._tree_params(self.n_jobs))
         else:
             # the validated tree again: the split's own path, up to the chosen alpha
-            Xr, yr, wr = part(splits[0][0])
+            Xr, yr, wr = runner.part(splits[0][0])
             tree = trees[(0, chosen["init"])]
         grid, max_refine = self._refit_grid(refit, restarts, alphas,
                                             paths.get((0, chosen["init"],
@@ -661,6 +686,18 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         self.fit_time_ = time.perf_counter() - start
         say(f"[TAOCV] done in {self.fit_time_:.1f} s: {est.tree_.node_count} nodes", flush=True)
         return self
+
+    def _task_cost(self, tree, init, spare=False):
+        """A rank of a joblib task's cost, to start the costliest first: the refit's
+        bivariate initial tree (grown on all the data: the paper's CART costs the most),
+        a task that grows a bivariate initial tree then runs its paths, the paths of a
+        grown tree by its size, then the others."""
+        bivariate = self._splitter_of(init) != "univariate"
+        if tree is not None:
+            return 1.0 + tree.node_count / (1.0 + tree.node_count)  # in (1, 2)
+        if spare:
+            return 4.0 if bivariate else 0.0
+        return 3.0 if bivariate else 1.0
 
     def _refit_grid(self, refit, restarts, alphas, first_path):
         """``(grid, max_refine)`` of the refit's path: up to the chosen ``alpha`` on the
