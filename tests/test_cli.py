@@ -945,3 +945,25 @@ def test_the_help_s_set_example_is_accepted(capsys, tmp_path, table):
     model = tmp_path / "model.json"
     assert main(["fit", str(path), "--target", "label", "-o", str(model), "--set", example]) == 0
     assert model.exists()
+
+
+def test_predict_and_show_refuse_a_model_longer_than_the_limit(capsys, tmp_path, table,
+                                                                model_file):
+    """--max-model-bytes bounds the model file read (load_model's max_bytes): a longer one
+    is an error naming the option, before any output is written."""
+    path, _frame = table
+    size = model_file.stat().st_size
+    for out, command in ((tmp_path / "out.csv", ["predict", str(model_file), str(path)]),
+                         (tmp_path / "rules.txt", ["show", str(model_file)])):
+        command += ["-o" if command[0] == "predict" else "--out", str(out)]
+        capsys.readouterr()
+        assert main([*command, "--max-model-bytes", str(size - 1)]) == 1
+        err = capsys.readouterr().err
+        assert (f"error: {model_file}: the model is {size} bytes long, more than "
+                f"--max-model-bytes {size - 1}") in err
+        assert not out.exists()
+        assert main([*command, "--max-model-bytes", str(size)]) == 0
+        assert out.exists()
+    with pytest.raises(SystemExit) as usage:  # a bad limit is a usage error
+        main(["predict", str(model_file), str(path), "--max-model-bytes", "0"])
+    assert usage.value.code == 2

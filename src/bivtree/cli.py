@@ -185,6 +185,27 @@ def _add_encoding_option(parser):
                              "(default: %(default)s)")
 
 
+def _add_max_model_bytes_option(parser):
+    from .persistence import MAX_MODEL_BYTES
+
+    parser.add_argument("--max-model-bytes", type=_int_at_least(1), default=MAX_MODEL_BYTES,
+                        metavar="N",
+                        help="refuse a model file longer than N bytes, before reading more "
+                             "of it (default: %(default)s, 1 GiB, some 6 million nodes)")
+
+
+def _load_model(args, **kwargs):
+    """``load_model(args.model)`` under ``--max-model-bytes``, its refusal in its words."""
+    from .persistence import ModelTooLongError, load_model
+
+    try:
+        return load_model(args.model, max_bytes=args.max_model_bytes, **kwargs)
+    except ModelTooLongError as exc:
+        raise ValueError(f"{args.model}: the model is {exc.size} bytes long, more than "
+                         f"--max-model-bytes {exc.max_bytes}; pass a larger limit to read "
+                         "it") from None
+
+
 def _add_force_option(parser, output):
     parser.add_argument("--force", action="store_true",
                         help=f"replace {output} if it exists (default: refuse)")
@@ -848,6 +869,7 @@ def _add_predict(subparsers):
     _add_force_option(p, "OUT")
     _add_encoding_option(p)
     _add_escape_option(p, "the CSV or TSV output (Parquet is written as it is)")
+    _add_max_model_bytes_option(p)
     p.set_defaults(run=_run_predict)
 
 
@@ -1087,15 +1109,13 @@ def _output_columns(model, args):
 
 @_reports_errors
 def _run_predict(args):
-    from .persistence import load_model
-
     if args.output:
         suffix = os.path.splitext(args.output)[1].lower()
         if suffix not in _TABLE_SUFFIXES:
             raise ValueError(f"{args.output}: unknown output format {suffix!r}; use one of "
                              f"{', '.join(_TABLE_SUFFIXES)}")
         _check_output(args.output, args.force)
-    model = load_model(args.model)
+    model = _load_model(args)
     frame = _read_table(args.data, args.encoding)
     keep = list(dict.fromkeys(args.keep))
     missing = [c for c in keep if c not in frame.columns]
@@ -1185,6 +1205,7 @@ def _add_show(subparsers):
     _add_force_option(p, "the --out file")
     _add_encoding_option(p)
     _add_escape_option(p, "a .csv --out file")
+    _add_max_model_bytes_option(p)
     p.set_defaults(run=_run_show)
 
 
@@ -1275,15 +1296,13 @@ def _picture_depth(model, args):
 
 @_reports_errors
 def _run_show(args):
-    from .persistence import load_model
-
     suffix = os.path.splitext(args.out)[1].lower() if args.out else ""
     if args.out:
         if suffix not in _SHOW_FORMATS:
             raise ValueError(f"--out {args.out}: unknown format {suffix!r}; use one of "
                              f"{', '.join(_SHOW_FORMATS)}")
         _check_output(args.out, args.force)
-    model, metadata = load_model(args.model, return_metadata=True)
+    model, metadata = _load_model(args, return_metadata=True)
     metadata = metadata or {}
     X, y = _show_samples(args, model, metadata)
     tree = model.tree_

@@ -33,6 +33,7 @@ __all__ = [
     "MAX_MODEL_BYTES",
     "MODEL_FORMAT",
     "MODEL_FORMAT_VERSION",
+    "ModelTooLongError",
     "from_json",
     "load_model",
     "register_model",
@@ -341,9 +342,19 @@ def _checked_max_bytes(max_bytes):
     return int(max_bytes)
 
 
+class ModelTooLongError(ValueError):
+    """A model text or file longer than the ``max_bytes`` it was read under."""
+
+    def __init__(self, size, max_bytes, source=None):
+        where = "" if source is None else f"{source}: "
+        super().__init__(f"{where}the model is {size} bytes long, more than "
+                         f"max_bytes={max_bytes}; pass a larger max_bytes (or None) to read "
+                         "a model this large")
+        self.size, self.max_bytes = size, max_bytes
+
+
 def _too_long(size, max_bytes):
-    return ValueError(f"the model is {size} bytes long, more than max_bytes={max_bytes}; "
-                      "pass a larger max_bytes (or None) to read a model this large")
+    return ModelTooLongError(size, max_bytes)
 
 
 def _check_length(text, max_bytes):
@@ -932,7 +943,7 @@ def from_json(text, *, return_metadata=False, max_bytes=MAX_MODEL_BYTES):
         Also return the ``metadata`` dictionary stored with the model (or None).
     max_bytes : int or None, default=MAX_MODEL_BYTES
         Longest text read, in bytes (a str counts its UTF-8 bytes); a longer one
-        raises a ValueError before it is parsed. ``None`` reads any length. The
+        raises :class:`ModelTooLongError` (a ValueError) before it is parsed. ``None`` reads any length. The
         default, 1 GiB, holds a tree of some 6 million nodes.
 
     Returns
@@ -986,7 +997,8 @@ def load_model(path, *, return_metadata=False, max_bytes=MAX_MODEL_BYTES):
     path : str or path-like
     return_metadata : bool, default=False
     max_bytes : int or None, default=MAX_MODEL_BYTES
-        Largest file read, in bytes: a longer one raises a ValueError after at most
+        Largest file read, in bytes: a longer one raises :class:`ModelTooLongError`
+        (a ValueError, naming the file) after at most
         ``max_bytes + 1`` bytes are read (a regular file, from its size, before any
         is read), so a huge file or an endless stream such as ``/dev/zero`` cannot
         exhaust memory. ``None`` reads any size. The default, 1 GiB, holds a tree of
@@ -1015,5 +1027,7 @@ def load_model(path, *, return_metadata=False, max_bytes=MAX_MODEL_BYTES):
     try:
         text = _read_model_file(path, max_bytes)
         return from_json(text, return_metadata=return_metadata, max_bytes=max_bytes)
+    except ModelTooLongError as exc:
+        raise ModelTooLongError(exc.size, exc.max_bytes, source=path) from None
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
