@@ -943,8 +943,9 @@ def from_json(text, *, return_metadata=False, max_bytes=MAX_MODEL_BYTES):
         Also return the ``metadata`` dictionary stored with the model (or None).
     max_bytes : int or None, default=MAX_MODEL_BYTES
         Longest text read, in bytes (a str counts its UTF-8 bytes); a longer one
-        raises :class:`ModelTooLongError` (a ValueError) before it is parsed. ``None`` reads any length. The
-        default, 1 GiB, holds a tree of some 6 million nodes.
+        raises :class:`ModelTooLongError` (a ValueError) before it is parsed.
+        ``None`` reads any length. The default, 1 GiB, holds a tree of some 6
+        million nodes.
 
     Returns
     -------
@@ -998,9 +999,8 @@ def load_model(path, *, return_metadata=False, max_bytes=MAX_MODEL_BYTES):
     return_metadata : bool, default=False
     max_bytes : int or None, default=MAX_MODEL_BYTES
         Largest file read, in bytes: a longer one raises :class:`ModelTooLongError`
-        (a ValueError, naming the file) after at most
-        ``max_bytes + 1`` bytes are read (a regular file, from its size, before any
-        is read), so a huge file or an endless stream such as ``/dev/zero`` cannot
+        (a ValueError, naming the file) after at most ``max_bytes + 1`` bytes are
+        read (a regular file, from its size, before any is read), so a huge file or an endless stream such as ``/dev/zero`` cannot
         exhaust memory. ``None`` reads any size. The default, 1 GiB, holds a tree of
         some 6 million nodes.
 

@@ -84,6 +84,14 @@ DEFAULT_EXACT_MAX_SAMPLES = 100
 DEFAULT_EXACT_MAX_SAMPLES_REGRESSION = 0
 
 
+def prunes_initial_tree(prune_init, max_depth):
+    """``prune_init`` resolved for an initial tree grown to ``max_depth``: ``"auto"``
+    prunes a fully grown one (``max_depth`` None) only."""
+    if prune_init == "auto":
+        return max_depth is None
+    return bool(prune_init)
+
+
 class BaseTAOTree(FittedTreeMixin, BaseEstimator):
     """Shared fitting machinery; use the classifier or the regressor."""
 
@@ -231,10 +239,13 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         return est.tree_
 
     def _prunes_init(self):
-        """``prune_init`` resolved: ``"auto"`` prunes a fully grown start only."""
-        if self.prune_init == "auto":
-            return self.max_depth is None
-        return bool(self.prune_init)
+        """``prune_init`` resolved (:func:`prunes_initial_tree`)."""
+        return prunes_initial_tree(self.prune_init, self.max_depth)
+
+    def _prunes_start(self):
+        """Whether the fit starts from its initial tree pruned (see :meth:`_start_state`);
+        the constraints resolved."""
+        return self._prunes_init() and self.monotonic_cst_ is None
 
     def _start_state(self, tree, data):
         """The state TAO starts from: ``tree``, pruned first (``prune_init``) to its
@@ -246,7 +257,7 @@ class BaseTAOTree(FittedTreeMixin, BaseEstimator):
         less. Under monotonic constraints the tree is kept whole: its leaves
         are clipped to bounds the pruning's leaf values do not know.
         """
-        if self._prunes_init() and self.monotonic_cst_ is None:
+        if self._prunes_start():
             tree, _ = pruned_for_objective(tree, data, float(self.alpha),
                                            float(self.feature_cost))
         return TAOState.from_tree(tree, data.regression, self._categorical_columns())

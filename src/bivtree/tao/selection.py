@@ -76,7 +76,12 @@ from ..estimators import (
     ChosenTreeDelegation,
 )
 from ..splitters import SPLITTERS
-from .estimators import INIT_SPLITTERS, TAOTreeClassifier, TAOTreeRegressor
+from .estimators import (
+    INIT_SPLITTERS,
+    TAOTreeClassifier,
+    TAOTreeRegressor,
+    prunes_initial_tree,
+)
 from .optimizer import PAIR_SEARCHES, TAOState
 
 __all__ = ["TAOTreeClassifierCV", "TAOTreeRegressorCV"]
@@ -339,8 +344,10 @@ class _PathRunner:
     values of ``C``; ``spare_trees`` holds the initial trees of all the data grown
     beside them."""
 
-    def __init__(self, selector, is_clf, data, splits, restarts, deadline, inner_jobs):
+    def __init__(self, selector, is_clf, data, splits, inits, restarts, deadline,
+                 inner_jobs):
         self.selector, self.is_clf, self.data, self.splits = selector, is_clf, data, splits
+        self.inits = inits
         self.restarts, self.deadline, self.inner_jobs = restarts, deadline, inner_jobs
         self.base_params = selector._tao_params(1.0, inner_jobs)[1]
         self.trees = {}  # (split, init) -> initial tree, as the tasks return them
@@ -375,7 +382,7 @@ class _PathRunner:
         sel = self.selector
         jobs = [(sel._task_cost(self.trees.get(task[:2]), task[1]),
                  delayed(self.task)(*task, grid)) for task in tasks]
-        inits = sel._checked_grids()[1]
+        inits = self.inits
         if spare:
             # the tree of one thread is the tree of several
             jobs += [(sel._task_cost(None, init, spare=True),
@@ -530,16 +537,16 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
 
     def _prunes_init(self):
         """``prune_init`` resolved for the TAO fits, whose initial trees are given (the
-        selector's ``max_depth`` grew them): ``"auto"`` prunes fully grown ones only."""
-        return self.max_depth is None if self.prune_init == "auto" else bool(self.prune_init)
+        selector's ``max_depth`` grew them)."""
+        return prunes_initial_tree(self.prune_init, self.max_depth)
 
     def _path_restarts(self, probe):
         """``restarts`` resolved (``"auto"``: ``"only"`` where every fit starts from an
-        initial tree pruned at its ``alpha``, else True); ``probe`` is a TAO estimator
-        with the constraints resolved (TAO prunes no start under monotonic ones)."""
+        initial tree pruned at its ``alpha``, else True); ``probe`` is a TAO estimator of
+        :meth:`_tao_params` with the constraints resolved."""
         if self.restarts != "auto":
             return self.restarts
-        return "only" if self._prunes_init() and probe.monotonic_cst_ is None else True
+        return "only" if probe._prunes_start() else True
 
     def _splitter_of(self, init):
         return self.bivariate_splitter if init == "bivariate" else INIT_SPLITTERS[init]
@@ -603,7 +610,8 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
             f"split(s) and their paths over {alphas.size} values of alpha "
             f"(lambda {self.lambda_min:.3g} to {alphas[-1] * total_weight / unit:.3g} "
             "samples per node)", flush=True)
-        runner = _PathRunner(self, is_clf, (X, y, sw), splits, restarts, deadline, inner_jobs)
+        runner = _PathRunner(self, is_clf, (X, y, sw), splits, inits, restarts, deadline,
+                             inner_jobs)
         run_paths, trees, spare_trees = runner.run, runner.trees, runner.spare_trees
         spare = refit and parallel and deadline is None
         racing = (self.finalists is not None and len(splits) > 1
