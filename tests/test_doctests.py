@@ -32,6 +32,7 @@ DOCUMENTED = [
     bivtree.BivariateTreeRegressor,
     bivtree.TAOTreeClassifier,
     bivtree.ShallowTreeClassifier,
+    bivtree.ShallowTreeRegressor,
     bivtree.tao_path,
     bivtree.export_text,
     bivtree.export_rules,

@@ -1,12 +1,15 @@
-"""ShallowTreeClassifier: TAO from several starts, the best tree of at most max_depth levels.
+"""ShallowTreeClassifier and ShallowTreeRegressor: TAO from several starts, the best tree of
+at most max_depth levels.
 
 - never deeper than ``max_depth``; with ``cv=None`` its objective is the least of the
-  runs from its starts and at most each start's own objective (TAO descends);
+  runs from its starts, each the objective of TAO fitted alone from that start, and at most
+  each start's own objective (TAO descends);
 - the optimal univariate start is the exact depth-2 tree on its thresholds, and is left
-  out with categorical columns;
+  out with categorical columns; the regressor has no such start;
 - ``cv`` fills ``cv_results_`` as scikit-learn's searches do and refits the best start;
 - 1 vs 2 threads identical; every export routes its tree as ``apply``; scikit-learn's
-  estimator checks.
+  estimator checks;
+- the regressor under ``monotonic_cst`` and ``interaction_cst``, and its saved tree.
 """
 
 import sqlite3
@@ -16,17 +19,23 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bivtree import (
     ShallowTreeClassifier,
+    ShallowTreeRegressor,
     TAOTreeClassifier,
+    TAOTreeRegressor,
     export_python,
     export_sql,
     export_text,
+    from_json,
+    to_json,
 )
 from bivtree.optimal_univariate import optimal_univariate_tree
-from bivtree.shallow import STARTS, _greedy_start
+from bivtree.shallow import REGRESSION_STARTS, STARTS, _greedy_start
+from test_constraints import _pairs_used, assert_monotone_predictions
 
 
 def problem(n, d, n_classes, seed):
@@ -101,6 +110,21 @@ def test_cross_validation_fills_cv_results_and_refits_the_best_start():
         else _greedy_start(STARTS[best], 2, None, 0))).fit(X, y)
     assert refit.tree_.to_json() == clf.tree_.to_json()
 
+
+
+def test_a_given_splitter_is_used_as_given():
+    """An int gives shuffled folds; a splitter (here unshuffled) keeps its own settings."""
+    X, y = problem(60, 2, 2, 7)  # the unshuffled and the shuffled folds score apart
+    Xr, yr = regression_problem(60, 2, 7)
+    for est, folds, X_, y_, cls in (
+            (ShallowTreeClassifier, StratifiedKFold(2), X, y, TAOTreeClassifier),
+            (ShallowTreeRegressor, KFold(2), Xr, yr, TAOTreeRegressor)):
+        fitted = est(max_depth=1, starts=["univariate"], cv=folds).fit(X_, y_)
+        train, test = next(folds.split(X_, y_))
+        alone = cls(max_depth=1, alpha=0.0, random_state=0, init=_greedy_start(
+            "univariate", 1, None, 0, regression=cls is TAOTreeRegressor)).fit(X_[train],
+                                                                               y_[train])
+        assert fitted.cv_results_["split0_test_score"][0] == alone.score(X_[test], y_[test])
 
 def test_bad_starts_are_named():
     X, y = problem(30, 2, 2, 0)
@@ -186,3 +210,136 @@ def test_the_documented_example_runs_as_written(capsys):
             assert accuracy in quoted, (depth, tool, accuracy)
             if tool != "figs":
                 assert cpu in quoted, (depth, tool, cpu)
+
+
+# ------------------------------------------------------------------------- regression
+def regression_problem(n, d, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).round(2)
+    y = X[:, 0] + 0.6 * X[:, 1 % d] ** 2 + 0.4 * rng.normal(size=n)
+    return X, y
+
+
+def regression_start(name, depth):
+    return _greedy_start(name, depth, None, 0, regression=True)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), depth=st.integers(1, 3), d=st.integers(1, 4),
+       alpha=st.sampled_from([0.0, 0.01]))
+def test_the_regressor_keeps_the_least_objective_of_its_starts(seed, depth, d, alpha):
+    X, y = regression_problem(50, d, seed)
+    reg = ShallowTreeRegressor(max_depth=depth, alpha=alpha).fit(X, y)
+    assert reg.get_depth() <= depth
+    objectives = reg.start_objectives_
+    assert objectives.shape == (len(REGRESSION_STARTS),)
+    assert reg.best_estimator_.objective_ == objectives.min()
+    assert reg.best_params_["start"] == REGRESSION_STARTS[int(np.argmin(objectives))]
+    for k, name in enumerate(REGRESSION_STARTS):
+        alone = TAOTreeRegressor(max_depth=depth, alpha=alpha, init=regression_start(name, depth),
+                                 random_state=0).fit(X, y)
+        assert alone.objective_ == objectives[k]
+        assert objectives.min() <= alone.objective_path_[0] + 1e-12
+    np.testing.assert_array_equal(reg.predict(X), reg.best_estimator_.predict(X))
+    np.testing.assert_array_equal(reg.apply(X), reg.best_estimator_.apply(X))
+    assert reg.score(X, y) == reg.best_estimator_.score(X, y)
+
+
+def test_the_regressor_cross_validates_its_starts_and_refits_the_best():
+    X, y = regression_problem(90, 3, 2)
+    reg = ShallowTreeRegressor(max_depth=2, cv=3).fit(X, y)
+    results = reg.cv_results_
+    assert reg.start_objectives_ is None
+    assert [p["start"] for p in results["params"]] == list(REGRESSION_STARTS)
+    assert list(results["param_start"]) == list(REGRESSION_STARTS)
+    for key in ("split0_test_score", "split2_test_score", "mean_test_score",
+                "std_test_score", "rank_test_score", "mean_n_leaves", "mean_fit_time"):
+        assert results[key].shape == (len(REGRESSION_STARTS),)
+    assert "split3_test_score" not in results
+    best = int(np.flatnonzero(results["rank_test_score"] == 1)[0])
+    assert reg.best_params_ == {"start": REGRESSION_STARTS[best]}
+    assert reg.best_index_ == best
+    assert results["mean_test_score"][best] == results["mean_test_score"].max()
+    # the scores are R^2 on shuffled folds seeded by random_state
+    train, test = next(KFold(3, shuffle=True, random_state=0).split(X))
+    fold = TAOTreeRegressor(max_depth=2, alpha=0.0, random_state=0,
+                            init=regression_start(REGRESSION_STARTS[0], 2)).fit(X[train], y[train])
+    assert results["split0_test_score"][0] == fold.score(X[test], y[test])
+    refit = TAOTreeRegressor(max_depth=2, alpha=0.0, random_state=0,
+                             init=regression_start(REGRESSION_STARTS[best], 2)).fit(X, y)
+    assert refit.tree_.to_json() == reg.tree_.to_json()
+
+
+def test_the_regressor_gives_the_same_tree_on_one_and_two_threads():
+    X, y = regression_problem(120, 4, 3)
+    one = ShallowTreeRegressor(max_depth=3, n_jobs=1).fit(X, y)
+    two = ShallowTreeRegressor(max_depth=3, n_jobs=2).fit(X, y)
+    assert one.tree_.to_json() == two.tree_.to_json()
+    np.testing.assert_array_equal(one.start_objectives_, two.start_objectives_)
+
+
+def test_the_regressor_keeps_the_constraints():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(160, 3))
+    # rises with x0, falls with x1, a bump in x2; the noise breaks the free tree's monotony
+    y = 2 * X[:, 0] - 2 * X[:, 1] + np.sin(8 * X[:, 2]) + 0.6 * rng.normal(size=160)
+    cst = [1, -1, 0]
+    reg = ShallowTreeRegressor(max_depth=3, monotonic_cst=cst).fit(X, y)
+    assert reg.best_estimator_.monotonic_cst_.tolist() == cst
+    assert_monotone_predictions(reg, X, cst, X[:20])
+    free = ShallowTreeRegressor(max_depth=3).fit(X, y)
+    with pytest.raises(AssertionError):
+        assert_monotone_predictions(free, X, [1, -1, 1], X[:20])
+    # the target pairs x0 with x2: no node may, in groups that part them
+    Xg = rng.uniform(size=(200, 4))
+    yg = 3 * (Xg[:, 0] - Xg[:, 2] > 0) + 0.1 * rng.normal(size=200)
+    assert (0, 2) in _pairs_used(ShallowTreeRegressor(max_depth=2).fit(Xg, yg))
+    grouped = ShallowTreeRegressor(max_depth=2, interaction_cst=[[0, 1], [2, 3]]).fit(Xg, yg)
+    assert grouped.best_estimator_.interaction_cst_ == [[0, 1], [2, 3]]
+    assert _pairs_used(grouped) <= {(0, 1), (2, 3)}
+
+
+def test_the_regressor_names_bad_starts():
+    X, y = regression_problem(30, 2, 0)
+    for starts in (["optimal-univariate"], ["bivariate-entropy"], [], ["greedy"]):
+        with pytest.raises(ValueError, match=r"starts must be a non-empty list of "
+                                             r"\['bivariate', 'univariate'\]"):
+            ShallowTreeRegressor(starts=starts).fit(X, y)
+    with pytest.raises(ValueError, match="lists a start twice"):
+        ShallowTreeRegressor(starts=["bivariate", "bivariate"]).fit(X, y)
+    with pytest.raises(ValueError, match="max_depth"):
+        ShallowTreeRegressor(max_depth=0).fit(X, y)
+    one = ShallowTreeRegressor(max_depth=2, starts=["univariate"]).fit(X, y)
+    assert one.best_params_ == {"start": "univariate"} and one.start_objectives_.shape == (1,)
+
+
+def test_the_regressor_s_exports_route_as_apply_and_its_tree_saves():
+    X, y = regression_problem(100, 3, 4)
+    X[::7, 1] = np.nan
+    reg = ShallowTreeRegressor(max_depth=3).fit(X, y)
+    leaves = reg.apply(X)
+    namespace = {}
+    exec(export_python(reg, output="leaf"), namespace)  # noqa: S102 (the code under test)
+    assert [namespace["predict_row"](list(row)) for row in X] == leaves.tolist()
+    exec(export_python(reg), namespace)  # noqa: S102 (the code under test)
+    np.testing.assert_array_equal([namespace["predict_row"](list(row)) for row in X],
+                                  reg.predict(X))
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE data (x0 REAL, x1 REAL, x2 REAL)")
+    db.executemany("INSERT INTO data VALUES (?, ?, ?)",
+                   [[None if np.isnan(v) else float(v) for v in row] for row in X])
+    assert [r[-1] for r in db.execute(export_sql(reg, output="leaf"))] == leaves.tolist()
+    assert "value: " in export_text(reg)
+    # the selector is not a model file; its chosen tree is, and comes back whole
+    with pytest.raises(ValueError, match="save its best_estimator_"):
+        to_json(reg)
+    back = from_json(to_json(reg.best_estimator_))
+    assert type(back) is TAOTreeRegressor
+    np.testing.assert_array_equal(back.predict(X), reg.predict(X))
+    np.testing.assert_array_equal(back.apply(X), leaves)
+
+
+@parametrize_with_checks([ShallowTreeRegressor(max_depth=2)])
+def test_the_regressor_is_sklearn_compatible(estimator, check):
+    check(estimator)

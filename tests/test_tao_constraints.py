@@ -2,10 +2,10 @@
 
 Modelled on ``tests/test_constraints.py`` (the greedy trees), for
 :class:`~bivtree.TAOTreeClassifier` (binary), :class:`~bivtree.TAOTreeRegressor`,
-:class:`~bivtree.ShallowTreeClassifier` and the selectors
-:class:`~bivtree.TAOTreeClassifierCV` / :class:`~bivtree.TAOTreeRegressorCV`: predictions
-never move against a constraint when a constrained feature grows with the others fixed
-(on a grid and on random rows, rows with missing values included); no node tests two
+:class:`~bivtree.ShallowTreeClassifier`, :class:`~bivtree.ShallowTreeRegressor` and the
+selectors :class:`~bivtree.TAOTreeClassifierCV` / :class:`~bivtree.TAOTreeRegressorCV`:
+predictions never move against a constraint when a constrained feature grows with the
+others fixed (on a grid and on random rows, rows with missing values included); no node tests two
 constrained features in disagreeing senses; every stored value lies within the bounds
 passed down the tree as scikit-learn's growth passes them (from the nodes' training
 values), and at every ordered node the leaves below its lower child are at most those
@@ -30,6 +30,7 @@ from bivtree import (
     BivariateTreeClassifier,
     BivariateTreeRegressor,
     ShallowTreeClassifier,
+    ShallowTreeRegressor,
     TAOTreeClassifier,
     TAOTreeClassifierCV,
     TAOTreeRegressor,
@@ -69,6 +70,7 @@ ESTIMATORS = {
     "tao-clf": (TAOTreeClassifier, "clf", {"max_depth": 6}),
     "tao-reg": (TAOTreeRegressor, "reg", {"max_depth": 6}),
     "shallow": (ShallowTreeClassifier, "clf", {"max_depth": 3}),
+    "shallow-reg": (ShallowTreeRegressor, "reg", {"max_depth": 3}),
     "cv-clf": (TAOTreeClassifierCV, "clf", CV_GRID),
     "cv-reg": (TAOTreeRegressorCV, "reg", CV_GRID),
 }
@@ -250,7 +252,8 @@ def test_the_shared_clipping_is_the_growth_s_bounds():
 def problems(draw):
     """Small data sets: real or small-integer features, some missing values, a binary or
     real target, weights, constraints and depths."""
-    cls = draw(st.sampled_from([TAOTreeClassifier, TAOTreeRegressor, ShallowTreeClassifier]))
+    cls = draw(st.sampled_from([TAOTreeClassifier, TAOTreeRegressor, ShallowTreeClassifier,
+                                ShallowTreeRegressor]))
     n = draw(st.integers(20, 60))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     integer = draw(st.booleans())
@@ -259,7 +262,7 @@ def problems(draw):
         X[rng.uniform(size=X.shape) < 0.15] = np.nan
     signal = X[:, 0] * draw(st.sampled_from([-1.0, 1.0])) + np.nan_to_num(X[:, 1]) ** 2
     signal = np.nan_to_num(signal) + rng.normal(size=n)
-    classifier = cls is not TAOTreeRegressor
+    classifier = cls not in (TAOTreeRegressor, ShallowTreeRegressor)
     y = (signal > np.median(signal)).astype(int) if classifier else signal
     if classifier and np.unique(y).size < 2:
         y[0] = 1 - y[0]
@@ -269,7 +272,7 @@ def problems(draw):
     cst = draw(st.lists(st.sampled_from([-1, 0, 1]), min_size=3, max_size=3))
     params = {"max_depth": draw(st.sampled_from([2, 4, 6])),
               "alpha": draw(st.sampled_from([0.0, 0.001, 0.02]))}
-    if cls is not ShallowTreeClassifier:
+    if cls not in (ShallowTreeClassifier, ShallowTreeRegressor):
         params["init"] = draw(st.sampled_from(["bivariate", "univariate"]))
     return cls, X, y, weight, cst, params
 
@@ -400,7 +403,7 @@ def test_shallow_leaves_out_the_optimal_univariate_start_under_monotonic_constra
     ({"monotonic_cst": 3}, "monotonic_cst must be None, a dict .* or an array-like, got 3"),
 ])
 @pytest.mark.parametrize("cls", [TAOTreeClassifier, TAOTreeRegressor, ShallowTreeClassifier,
-                                 TAOTreeClassifierCV, TAOTreeRegressorCV])
+                                 ShallowTreeRegressor, TAOTreeClassifierCV, TAOTreeRegressorCV])
 def test_invalid_constraints_are_refused(cls, params, message):
     frame, y = _frame()
     with pytest.raises(ValueError, match=message):

@@ -18,7 +18,7 @@ from .export import (
     register_skl2onnx_converters,
 )
 from .persistence import from_json, load_model, save_model, to_json
-from .shallow import ShallowTreeClassifier
+from .shallow import ShallowTreeClassifier, ShallowTreeRegressor
 from .tao import (
     TAOPath,
     TAOTreeClassifier,
@@ -37,6 +37,7 @@ __all__ = [
     "BivariateTreeClassifier",
     "BivariateTreeRegressor",
     "ShallowTreeClassifier",
+    "ShallowTreeRegressor",
     "TAOPath",
     "TAOTreeClassifier",
     "TAOTreeClassifierCV",
