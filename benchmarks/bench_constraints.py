@@ -12,12 +12,11 @@ with it. Tools:
 * ``bivtree``: ``BivariateTreeClassifier()`` / ``BivariateTreeRegressor()`` (the
   default search), and ``bivtree-monotone`` with ``monotonic_cst``;
 * ``shallow-monotone``: ``ShallowTreeClassifier(max_depth=D, monotonic_cst=...)``
-  (TAO from several starts; ``D`` from :data:`SHALLOW_DEPTHS` and its ``alpha``,
-  in the same unit as ``ccp_alpha``, from the same grid, chosen together by the
-  same inner cross-validation, ties to the smaller depth, then the larger
-  ``alpha``: a readable tree is as shallow as the data allow); for regression,
-  which it does not do, ``TAOTreeRegressor(max_depth=D, monotonic_cst=...)``
-  from the greedy tree;
+  / ``ShallowTreeRegressor`` (TAO from several starts; ``D`` from
+  :data:`SHALLOW_DEPTHS` and its ``alpha``, in the same unit as ``ccp_alpha``,
+  from the same grid, chosen together by the same inner cross-validation, ties
+  to the smaller depth, then the larger ``alpha``: a readable tree is as
+  shallow as the data allow);
 * ``sklearn``: ``DecisionTreeClassifier(random_state=0)`` / ``Regressor``, and
   ``sklearn-monotone`` with the same ``monotonic_cst``.
 
@@ -55,7 +54,7 @@ from bivtree import (
     BivariateTreeClassifier,
     BivariateTreeRegressor,
     ShallowTreeClassifier,
-    TAOTreeRegressor,
+    ShallowTreeRegressor,
 )
 from bivtree.datasets import load_keel
 from bivtree.experiments.machine import machine_description, machine_load
@@ -122,11 +121,8 @@ def load_case(name):
 def make(tool, regression, cst, ccp_alpha, depth=None):
     monotone = cst if tool.endswith("-monotone") else None
     if tool == "shallow-monotone":  # TAO at depth `depth`; alpha is in ccp_alpha's unit
-        if regression:  # ShallowTreeClassifier classifies only: TAO from the greedy tree
-            return TAOTreeRegressor(max_depth=depth, monotonic_cst=monotone,
-                                    alpha=ccp_alpha, n_jobs=1, random_state=0)
-        return ShallowTreeClassifier(max_depth=depth, monotonic_cst=monotone,
-                                     alpha=ccp_alpha, n_jobs=1)
+        cls = ShallowTreeRegressor if regression else ShallowTreeClassifier
+        return cls(max_depth=depth, monotonic_cst=monotone, alpha=ccp_alpha, n_jobs=1)
     if tool.startswith("bivtree"):
         cls = BivariateTreeRegressor if regression else BivariateTreeClassifier
         return cls(monotonic_cst=monotone, ccp_alpha=ccp_alpha, n_jobs=1)
