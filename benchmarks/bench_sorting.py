@@ -11,7 +11,10 @@ arrays of 100 to 9,500 values:
 * ``magic bivariate``: ``x0 + 0.7 x3`` of rows drawn from KEEL's magic (skewed,
   heavy-tailed columns, as the projections of a bivariate search);
 * ``magic column``: magic's column 1 alone (the most skewed);
-* ``ties``: 5 distinct values.
+* ``ties``: 5 distinct values;
+* ``slopes``: ratios of two standard normal values (heavy tails, as the
+  critical slopes of TAO's exact pair sweep, which sorts them with the float32
+  sort directly).
 
 Every sort's result is checked to order the values before it is timed. Median of
 5 timings of ``max(20, 2e6 / n)`` sorts each, microseconds per sort.
@@ -57,6 +60,7 @@ def cases():
         yield "magic bivariate", X[rows, 0] + 0.7 * X[rows, 3]
         yield "magic column", X[rows, 1].copy()
         yield "ties", rng.integers(0, 5, size=n).astype(float)
+        yield "slopes", rng.normal(size=n) / rng.normal(size=n)
 
 
 def per_sort(sort, values):

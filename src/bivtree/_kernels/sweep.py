@@ -75,7 +75,7 @@ from numba.extending import intrinsic, overload
 from .._config import ENTROPY, GINI, MISCLASSIFICATION, NUMBA_OPTS, SQUARED_ERROR
 from .constraints import values_admissible
 from .criteria import midpoint_threshold, xlogx
-from .sorting import argsort_values
+from .sorting import float32_radix_argsort
 
 _INV_LN2 = 1.0 / math.log(2.0)
 
@@ -446,7 +446,9 @@ def slope_events(mu, mv):
                 first[e] = a
                 second[e] = b
                 e += 1
-    order = argsort_values(slopes[:e])
+    # slopes are ratios, heavy-tailed: the float32 keys sort them without the 16-bit
+    # keys' crowding (bivtree._kernels.sorting)
+    order = float32_radix_argsort(slopes[:e])
     return slopes[order], first[order], second[order], True
 
 
