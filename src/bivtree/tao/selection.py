@@ -696,16 +696,19 @@ class BaseTAOTreeCV(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _task_cost(self, tree, init, spare=False):
-        """A rank of a joblib task's cost, to start the costliest first: the refit's
-        bivariate initial tree (grown on all the data: the paper's CART costs the most),
-        a task that grows a bivariate initial tree then runs its paths, the paths of a
-        grown tree by its size, then the others."""
+        """A rank of a joblib task's cost, to start the costliest first (the longest
+        processing time first rule): a task that grows a bivariate initial tree then
+        runs its paths, one that grows a univariate tree (cheap) then runs its paths,
+        the paths of a grown tree by its size, then the refit's initial trees grown on
+        all the data: one tree, without paths, the smallest units, so that they fill
+        the end of the schedule (on magic's 14,265 rows, a bivariate task took 18 CPU s
+        and the spare bivariate tree 4; on 4,000 rows of 20 features both about 5)."""
         bivariate = self._splitter_of(init) != "univariate"
         if tree is not None:
             return 1.0 + tree.node_count / (1.0 + tree.node_count)  # in (1, 2)
         if spare:
-            return 4.0 if bivariate else 0.0
-        return 3.0 if bivariate else 1.0
+            return 0.5 if bivariate else 0.0
+        return 3.0 if bivariate else 2.0
 
     def _refit_grid(self, refit, restarts, alphas, first_path):
         """``(grid, max_refine)`` of the refit's path: up to the chosen ``alpha`` on the
