@@ -494,6 +494,63 @@ def test_verbose_reports_progress():
     assert "[TAOCV] growing" in text and "selected C=" in text and "done in" in text
 
 
+def _progress_lines(text):
+    return [line for line in text.splitlines() if line.startswith("[TAOCV] task ")]
+
+
+@pytest.mark.parametrize("generator", [True, False])
+def test_verbose_says_each_task_as_it_finishes_with_the_time_left(monkeypatch, generator):
+    # one line per joblib task (3 initial trees x 2 splits), the time left on all but the
+    # last; the same selection as without verbose, also where the backend cannot stream
+    # results (generator=False: Parallel refuses return_as, as for multiprocessing)
+    import joblib
+
+    from bivtree.tao import selection
+
+    class BlockParallel(joblib.Parallel):
+        def __init__(self, *args, return_as="list", **kwargs):
+            if return_as != "list":
+                raise ValueError("Backend does not support return_as=generator_unordered")
+            super().__init__(*args, **kwargs)
+
+    if not generator:
+        monkeypatch.setattr(selection, "Parallel", BlockParallel)
+    X, y = blobs(150, 3, 10)
+    params = {**SMALL, "inits": ["bivariate", "univariate"]}
+    quiet = TAOTreeClassifierCV(**params).fit(X, y)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        loud = TAOTreeClassifierCV(verbose=1, **params).fit(X, y)
+    lines = _progress_lines(out.getvalue())
+    n_tasks = 2 * 2  # splits x initial trees (one job: no spare refit trees)
+    assert [line.split(" done")[0] for line in lines] == [
+        f"[TAOCV] task {k}/{n_tasks}" for k in range(1, n_tasks + 1)]
+    assert all("s left in this round" in line for line in lines[:-1])
+    assert "left" not in lines[-1]
+    assert export_text(loud) == export_text(quiet)
+    np.testing.assert_array_equal(loud.cv_results_["mean_score"],
+                                  quiet.cv_results_["mean_score"])
+
+
+def test_the_time_left_replays_the_schedule_of_the_waiting_tasks():
+    from bivtree.tao.selection import _TaskProgress
+
+    # two workers, tasks of kinds a a b b a in dispatch order
+    progress = _TaskProgress(["t0", "t1", "t2", "t3", "t4"], ["a", "a", "b", "b", "a"], 2,
+                             print)
+    # t0 finishes at 10 s after 10 s: t1 (kind a, estimated 10 s) has run 10 s since 0,
+    # t2 started at 10 s on the free worker, estimated 10 s (no b has finished: the mean
+    # of all); t3 and t4 wait: 10 + 10 each on the first free worker
+    assert progress.record(0, 10.0, now=10.0) == pytest.approx(20.0)
+    # t2 (kind b) finishes at 14 s after 4 s: t1 is late (its estimate has passed: 0 left),
+    # t3 (b, 4 s) started at 14 s, t4 (a, 10 s) waits for the first free worker (t1's)
+    assert progress.record(2, 4.0, now=14.0) == pytest.approx(10.0)
+    # t1 finishes at 16 s after 16 s (a: mean 13 s): t3 runs until 18 s, t4 started at 16 s
+    assert progress.record(1, 16.0, now=16.0) == pytest.approx(13.0)
+    assert progress.record(3, 4.0, now=18.0) == pytest.approx(11.0)
+    assert progress.record(4, 13.0, now=29.0) == 0.0
+
+
 SMALL_RACE = {**SMALL, "feature_costs": [1.0, 1.25, 1.5]}
 
 

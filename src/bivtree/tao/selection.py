@@ -62,7 +62,7 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils import _safe_indexing
@@ -338,6 +338,76 @@ def run_path(is_clf, tao_params, tree, X, y, sample_weight, X_val, y_val, alphas
     return steps, complete, estimator
 
 
+def _timed_call(position, func, *args):
+    """``(position, seconds, func(*args))``: a joblib task that says which it was and how
+    long it ran (in the worker)."""
+    t0 = time.perf_counter()
+    out = func(*args)
+    return position, time.perf_counter() - t0, out
+
+
+class _TaskProgress:
+    """What ``verbose`` says while one round of joblib tasks runs: a line per finished
+    task, with an estimate of the time left.
+
+    The tasks are dispatched in their order to ``workers`` workers, each taking the next
+    task when it is free (greedy list scheduling), so the task at position ``k`` started
+    at the ``k - workers + 1``-th completion (at 0 for the first ``workers``). A task's
+    duration is estimated by the mean of the finished tasks of its ``kind`` (of all the
+    finished ones while none of its kind has finished); the time left is that schedule
+    replayed from now: the running tasks' estimates less what they have run, then the
+    waiting ones in order on the first free worker. No estimate before a task finishes.
+    """
+
+    def __init__(self, labels, kinds, workers, say):
+        self.labels, self.kinds, self.say = labels, kinds, say
+        self.workers = max(1, int(workers))
+        self.start = time.perf_counter()
+        self.seconds = {}  # position -> seconds it ran
+        self.completions = []  # seconds from the start at which each task finished
+
+    def record(self, position, seconds, now=None):
+        """Note the task at ``position`` finished after ``seconds``; ``now``: seconds since
+        the start (measured when None). Returns the estimated seconds left."""
+        now = time.perf_counter() - self.start if now is None else now
+        self.seconds[position] = seconds
+        self.completions.append(now)
+        return self.time_left(now)
+
+    def _estimate(self, position):
+        same = [t for p, t in self.seconds.items() if self.kinds[p] == self.kinds[position]]
+        pool = same or list(self.seconds.values())
+        return sum(pool) / len(pool)
+
+    def time_left(self, now):
+        """Estimated seconds until the last task finishes (see the class)."""
+        free, waiting = [], []
+        for k in range(len(self.labels)):
+            if k in self.seconds:
+                continue
+            started = (0.0 if k < self.workers
+                       else self.completions[k - self.workers]
+                       if k - self.workers < len(self.completions) else None)
+            if started is None:
+                waiting.append(self._estimate(k))
+            else:
+                free.append(max(0.0, self._estimate(k) - (now - started)))
+        free += [0.0] * max(0, self.workers - len(free))
+        for estimate in waiting:
+            free.sort()
+            free[0] += estimate
+        return max(free, default=0.0)
+
+    def done(self, position, seconds):
+        """Say that the task at ``position`` finished, and the time left."""
+        left = self.record(position, seconds)
+        n_done, total = len(self.seconds), len(self.labels)
+        self.say(f"[TAOCV] task {n_done}/{total} done after "
+                 f"{time.perf_counter() - self.start:.1f} s: {self.labels[position]} "
+                 f"({seconds:.1f} s)" + (f"; about {left:.0f} s left in this round"
+                                         if n_done < total else ""), flush=True)
+
+
 class _PathRunner:
     """The selection's joblib tasks on its data: per split and initial tree, the tree
     (grown by the task the first time, then kept in ``trees``) and the paths of the
@@ -380,22 +450,45 @@ class _PathRunner:
         """``tasks``: (split, init, costs) triples; returns the paths by (split, init, C).
         ``spare``: also grow the initial trees of all the data (for the refit)."""
         sel = self.selector
-        jobs = [(sel._task_cost(self.trees.get(task[:2]), task[1]),
-                 delayed(self.task)(*task, grid)) for task in tasks]
+        # (cost rank, label, kind, function, arguments) per task
+        jobs = []
+        for s, init, costs in tasks:
+            tree = self.trees.get((s, init))
+            bivariate = sel._splitter_of(init) != "univariate"
+            jobs.append((sel._task_cost(tree, init),
+                         (f"split {s}, init={init}: "
+                         f"{'' if tree is not None else 'initial tree and '}"
+                         f"{len(costs)} path(s)"),
+                         ("paths" if tree is not None else "grow", bivariate),
+                         self.task, (s, init, costs, grid)))
         inits = self.inits
         if spare:
             # the tree of one thread is the tree of several
             jobs += [(sel._task_cost(None, init, spare=True),
-                      delayed(_initial_tree)(self.is_clf, sel._splitter_of(init), *self.data,
-                                             sel._tree_params(1)))
+                      f"init={init}: the refit's initial tree of all the data",
+                      ("spare", sel._splitter_of(init) != "univariate"),
+                      _initial_tree, (self.is_clf, sel._splitter_of(init), *self.data,
+                                      sel._tree_params(1)))
                      for init in inits]
         # the costliest first, so that the workers end closer together
         order = sorted(range(len(jobs)), key=lambda j: (-jobs[j][0], j))
-        done = Parallel(n_jobs=sel.n_jobs, verbose=max(0, int(sel.verbose) - 1))(
-            jobs[j][1] for j in order)
+        progress = None
+        if sel.verbose:
+            progress = _TaskProgress([jobs[j][1] for j in order], [jobs[j][2] for j in order],
+                                     effective_n_jobs(sel.n_jobs), print)
+        joblib_verbose = max(0, int(sel.verbose) - 1)
+        try:  # each task's result as it finishes, for the progress lines
+            parallel = Parallel(n_jobs=sel.n_jobs, verbose=joblib_verbose,
+                                return_as="generator_unordered")
+        except ValueError:  # a backend that returns all results at once (multiprocessing)
+            parallel = Parallel(n_jobs=sel.n_jobs, verbose=joblib_verbose)
         results = [None] * len(jobs)
-        for j, result in zip(order, done):
-            results[j] = result
+        for position, seconds, result in parallel(
+                delayed(_timed_call)(position, jobs[j][3], *jobs[j][4])
+                for position, j in enumerate(order)):
+            results[order[position]] = result
+            if progress is not None:
+                progress.done(position, seconds)
         if spare:
             self.spare_trees.update(zip(inits, results[len(tasks):]))
         for task, (tree, _) in zip(tasks, results):
