@@ -46,6 +46,26 @@ def problem(n, d, n_classes, seed):
     return X, y
 
 
+def check_least_objective_of_starts(est, starts, start, tao_class, alpha, X, y):
+    """``est`` (fitted with ``cv=None``) keeps the least objective of TAO from each of its
+    ``starts`` (``start(name)``: that initial tree), each equal to a TAO fit from it
+    alone, never above its start; its tree predicts and routes as the chosen one."""
+    depth = est.max_depth
+    assert est.get_depth() <= depth
+    objectives = est.start_objectives_
+    assert objectives.shape == (len(starts),)
+    assert est.best_estimator_.objective_ == objectives.min()
+    assert est.best_params_["start"] == starts[int(np.argmin(objectives))]
+    for k, name in enumerate(starts):
+        alone = tao_class(max_depth=depth, alpha=alpha, init=start(name), random_state=0)
+        alone.fit(X, y)
+        assert alone.objective_ == objectives[k]
+        # TAO never ends above its start
+        assert objectives.min() <= alone.objective_path_[0] + 1e-12
+    np.testing.assert_array_equal(est.predict(X), est.best_estimator_.predict(X))
+    np.testing.assert_array_equal(est.apply(X), est.best_estimator_.apply(X))
+
+
 @settings(max_examples=20, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), depth=st.integers(1, 3), n_classes=st.integers(2, 4),
@@ -53,24 +73,14 @@ def problem(n, d, n_classes, seed):
 def test_the_tree_kept_has_the_least_objective_of_its_starts(seed, depth, n_classes, d):
     X, y = problem(50, d, n_classes, seed)
     clf = ShallowTreeClassifier(max_depth=depth).fit(X, y)
-    assert clf.get_depth() <= depth
-    objectives = clf.start_objectives_
-    assert objectives.shape == (len(STARTS),)
-    assert clf.best_estimator_.objective_ == objectives.min()
-    assert clf.best_params_["start"] == STARTS[int(np.argmin(objectives))]
-    for k, name in enumerate(STARTS):
+
+    def start(name):
         if name == "optimal-univariate":
-            init = optimal_univariate_tree(X, y, max_depth=depth,
+            return optimal_univariate_tree(X, y, max_depth=depth,
                                            search="auto" if depth <= 2 else "greedy").tree
-        else:
-            init = _greedy_start(name, depth, None, 0)
-        alone = TAOTreeClassifier(max_depth=depth, alpha=0.0, init=init, random_state=0)
-        alone.fit(X, y)
-        assert alone.objective_ == objectives[k]
-        # TAO never ends above its start
-        assert objectives.min() <= alone.objective_path_[0] + 1e-12
-    np.testing.assert_array_equal(clf.predict(X), clf.best_estimator_.predict(X))
-    np.testing.assert_array_equal(clf.apply(X), clf.best_estimator_.apply(X))
+        return _greedy_start(name, depth, None, 0)
+
+    check_least_objective_of_starts(clf, STARTS, start, TAOTreeClassifier, 0.0, X, y)
 
 
 def test_the_optimal_univariate_start_is_the_exact_depth_two_tree():
@@ -231,18 +241,9 @@ def regression_start(name, depth):
 def test_the_regressor_keeps_the_least_objective_of_its_starts(seed, depth, d, alpha):
     X, y = regression_problem(50, d, seed)
     reg = ShallowTreeRegressor(max_depth=depth, alpha=alpha).fit(X, y)
-    assert reg.get_depth() <= depth
-    objectives = reg.start_objectives_
-    assert objectives.shape == (len(REGRESSION_STARTS),)
-    assert reg.best_estimator_.objective_ == objectives.min()
-    assert reg.best_params_["start"] == REGRESSION_STARTS[int(np.argmin(objectives))]
-    for k, name in enumerate(REGRESSION_STARTS):
-        alone = TAOTreeRegressor(max_depth=depth, alpha=alpha, init=regression_start(name, depth),
-                                 random_state=0).fit(X, y)
-        assert alone.objective_ == objectives[k]
-        assert objectives.min() <= alone.objective_path_[0] + 1e-12
-    np.testing.assert_array_equal(reg.predict(X), reg.best_estimator_.predict(X))
-    np.testing.assert_array_equal(reg.apply(X), reg.best_estimator_.apply(X))
+    check_least_objective_of_starts(reg, REGRESSION_STARTS,
+                                    lambda name: regression_start(name, depth),
+                                    TAOTreeRegressor, alpha, X, y)
     assert reg.score(X, y) == reg.best_estimator_.score(X, y)
 
 
