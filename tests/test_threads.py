@@ -357,3 +357,47 @@ def test_ctrl_c_outside_a_fit_is_raised_after_the_compiled_call(monkeypatch, vie
     with sigint_handler(signal.default_int_handler), pytest.raises(KeyboardInterrupt):
         call()
     assert finished == [True]
+
+
+def test_a_fork_of_a_process_running_openmp_threads_is_refused_not_left_to_hang():
+    # joblib's multiprocessing backend forks; after a fit has started the OpenMP threads the
+    # forked workers die ("fork() called from a process already using GNU OpenMP") and the
+    # selector waited for ever: it now refuses before forking, naming the way out
+    script = textwrap.dedent("""
+        import joblib
+        from sklearn.datasets import make_classification
+        from bivtree import BivariateTreeClassifier, TAOTreeClassifierCV
+        from bivtree._threads import _threading_layer
+        X, y = make_classification(200, 4, random_state=0)
+        BivariateTreeClassifier(n_jobs=2).fit(X, y)
+        print("layer", _threading_layer())
+        try:
+            with joblib.parallel_config(backend="multiprocessing"):
+                TAOTreeClassifierCV(max_depth=2, inits=["bivariate"], n_jobs=2).fit(X, y)
+            print("fitted")
+        except RuntimeError as error:
+            print("refused:", error)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True,
+                          text=True, timeout=240, env={**os.environ, "NUMBA_NUM_THREADS": "2"})
+    assert done.returncode == 0, done.stderr
+    if "layer omp" not in done.stdout:
+        pytest.skip(f"numba's threading layer here is not OpenMP: {done.stdout!r}")
+    assert "refused: TAOTreeClassifierCV: joblib's 'multiprocessing' backend" in done.stdout
+    assert "loky" in done.stdout and "fitted" not in done.stdout
+
+
+def test_which_forks_are_unsafe():
+    from joblib._parallel_backends import (
+        LokyBackend,
+        MultiprocessingBackend,
+        ThreadingBackend,
+    )
+
+    assert _threads.forks_unsafely(MultiprocessingBackend(), "fork", "omp")
+    assert not _threads.forks_unsafely(MultiprocessingBackend(), "spawn", "omp")
+    assert not _threads.forks_unsafely(MultiprocessingBackend(), "forkserver", "omp")
+    assert not _threads.forks_unsafely(MultiprocessingBackend(), "fork", "workqueue")
+    assert not _threads.forks_unsafely(MultiprocessingBackend(), "fork", None)  # not started
+    assert not _threads.forks_unsafely(LokyBackend(), "fork", "omp")
+    assert not _threads.forks_unsafely(ThreadingBackend(), "fork", "omp")

@@ -30,9 +30,17 @@ fit (in the main thread) SIGINT only sets a flag, and the fit raises
 ``KeyboardInterrupt`` itself between compiled calls (:func:`check_interrupt`:
 every node, every chunk of a large node's search, see :func:`work_chunks`),
 within about a second.
+
+Forks: GNU libgomp, numba's OpenMP layer, is not fork-safe. A process whose kernel
+threads have started and that joblib's ``multiprocessing`` backend then forks gets
+workers that die at their first parallel kernel ("fork() called from a process already
+using GNU OpenMP"), and the parallel call waits for them for ever;
+:func:`check_fork_safe` refuses that case with an error that names it before a worker
+is forked (joblib's default backend, loky, starts fresh processes and is safe).
 """
 
 import ctypes
+import multiprocessing
 import os
 import signal
 import threading
@@ -121,6 +129,46 @@ def inner_thread_limit():
         if n is not None and n > 0:
             limits.append(int(n))
     return min(limits) if limits else None
+
+
+def _threading_layer():
+    """numba's running threading layer (``"omp"``, ``"tbb"``, ``"workqueue"``), or None
+    before its first parallel launch."""
+    try:
+        return numba.threading_layer()
+    except ValueError:  # not launched yet
+        return None
+
+
+def forks_unsafely(backend, start_method, layer):
+    """Whether a joblib ``backend`` would fork this process (its multiprocessing backend
+    with the ``fork`` start method) after numba's OpenMP ``layer`` started."""
+    from joblib._parallel_backends import MultiprocessingBackend
+
+    return (isinstance(backend, MultiprocessingBackend) and start_method == "fork"
+            and layer == "omp")
+
+
+def check_fork_safe(n_jobs, what):
+    """Raise ``RuntimeError`` where joblib would run ``what`` on ``n_jobs`` workers forked
+    from this process after its OpenMP threads started (see the module)."""
+    from joblib.parallel import DEFAULT_MP_CONTEXT, get_active_backend
+
+    backend, _ = get_active_backend()
+    if effective_n_jobs(n_jobs) == 1:
+        return
+    # joblib's pool uses its JOBLIB_START_METHOD context, else multiprocessing's method
+    # (read without fixing it: the first of get_all_start_methods is the default)
+    start_method = (DEFAULT_MP_CONTEXT.get_start_method() if DEFAULT_MP_CONTEXT is not None
+                    else multiprocessing.get_start_method(allow_none=True)
+                    or multiprocessing.get_all_start_methods()[0])
+    if forks_unsafely(backend, start_method, _threading_layer()):
+        raise RuntimeError(
+            f"{what}: joblib's 'multiprocessing' backend would fork this process, whose "
+            "numba OpenMP threads have started (GNU OpenMP is not fork-safe): the forked "
+            "workers would die and the fit wait for them for ever. Use joblib's default "
+            "backend (loky) or 'threading', the 'spawn' or 'forkserver' start method "
+            "(JOBLIB_START_METHOD), or n_jobs=1.")
 
 
 class _ThreadBudget:

@@ -68,6 +68,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted
 
+from .._threads import check_fork_safe
 from .._validation import InstanceOf, Interval, Options, check_params
 from ..estimators import (
     BaseBivariateTree,
@@ -476,6 +477,7 @@ class _PathRunner:
         if sel.verbose:
             progress = _TaskProgress([jobs[j][1] for j in order], [jobs[j][2] for j in order],
                                      effective_n_jobs(sel.n_jobs), print)
+        check_fork_safe(sel.n_jobs, type(sel).__name__)
         joblib_verbose = max(0, int(sel.verbose) - 1)
         try:  # each task's result as it finishes, for the progress lines
             parallel = Parallel(n_jobs=sel.n_jobs, verbose=joblib_verbose,
