@@ -401,3 +401,8 @@ def test_which_forks_are_unsafe():
     assert not _threads.forks_unsafely(MultiprocessingBackend(), "fork", None)  # not started
     assert not _threads.forks_unsafely(LokyBackend(), "fork", "omp")
     assert not _threads.forks_unsafely(ThreadingBackend(), "fork", "omp")
+
+    class PoolOfAnotherLibrary(MultiprocessingBackend):  # as Ray's backend is
+        pass
+
+    assert not _threads.forks_unsafely(PoolOfAnotherLibrary(), "fork", "omp")

@@ -141,11 +141,12 @@ def _threading_layer():
 
 
 def forks_unsafely(backend, start_method, layer):
-    """Whether a joblib ``backend`` would fork this process (its multiprocessing backend
-    with the ``fork`` start method) after numba's OpenMP ``layer`` started."""
+    """Whether a joblib ``backend`` would fork this process (joblib's own multiprocessing
+    backend with the ``fork`` start method) after numba's OpenMP ``layer`` started.
+    Backends built on it by other libraries (Ray's) start their workers their own way."""
     from joblib._parallel_backends import MultiprocessingBackend
 
-    return (isinstance(backend, MultiprocessingBackend) and start_method == "fork"
+    return (type(backend) is MultiprocessingBackend and start_method == "fork"
             and layer == "omp")
 
 
