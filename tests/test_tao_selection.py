@@ -551,6 +551,22 @@ def test_the_time_left_replays_the_schedule_of_the_waiting_tasks():
     assert progress.record(4, 13.0, now=29.0) == 0.0
 
 
+def test_a_tree_alone_is_estimated_from_the_time_tasks_spent_growing_trees():
+    from bivtree.tao.selection import _TaskProgress
+
+    grow_b, grow_u = ("grow", True), ("grow", False)
+    # one worker: two tasks that grow a tree and run paths, then the refit's trees of all
+    # the data (1.5 times the rows) of each kind
+    progress = _TaskProgress(["b", "u", "spare b", "spare u"],
+                             [grow_b, grow_u, ("spare", True), ("spare", False)], 1, print,
+                             [None, None, (grow_b, 1.5), (grow_u, 1.5)])
+    # b: 10 s, 4 of them growing its tree. u (kind not finished yet) is taken as 10 s;
+    # both spare trees as 1.5 x 4 (no univariate tree grown yet: any grown tree's time)
+    assert progress.record(0, 10.0, now=10.0, tree_seconds=4.0) == pytest.approx(22.0)
+    # u: 8 s, 0.2 growing: the univariate spare tree is now 1.5 x 0.2
+    assert progress.record(1, 8.0, now=18.0, tree_seconds=0.2) == pytest.approx(6.3)
+
+
 SMALL_RACE = {**SMALL, "feature_costs": [1.0, 1.25, 1.5]}
 
 

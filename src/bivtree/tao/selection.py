@@ -355,27 +355,42 @@ class _TaskProgress:
     task when it is free (greedy list scheduling), so the task at position ``k`` started
     at the ``k - workers + 1``-th completion (at 0 for the first ``workers``). A task's
     duration is estimated by the mean of the finished tasks of its ``kind`` (of all the
-    finished ones while none of its kind has finished); the time left is that schedule
-    replayed from now: the running tasks' estimates less what they have run, then the
-    waiting ones in order on the first free worker. No estimate before a task finishes.
+    finished ones while none of its kind has finished). A task that only grows a tree
+    (``tree_of[k]``: ``(kind, scale)``) is estimated, once tasks of that kind have
+    finished (before, any that grew a tree), by ``scale`` times the mean seconds they
+    spent growing their trees (the refit's initial tree of all the data: ``scale`` is
+    its rows over a split's). The time
+    left is that schedule replayed from now: the running tasks' estimates less what they
+    have run, then the waiting ones in order on the first free worker. No estimate
+    before a task finishes.
     """
 
-    def __init__(self, labels, kinds, workers, say):
+    def __init__(self, labels, kinds, workers, say, tree_of=None):
         self.labels, self.kinds, self.say = labels, kinds, say
+        self.tree_of = tree_of or [None] * len(labels)
         self.workers = max(1, int(workers))
         self.start = time.perf_counter()
         self.seconds = {}  # position -> seconds it ran
+        self.tree_seconds = {}  # position -> seconds it spent growing its tree
         self.completions = []  # seconds from the start at which each task finished
 
-    def record(self, position, seconds, now=None):
-        """Note the task at ``position`` finished after ``seconds``; ``now``: seconds since
-        the start (measured when None). Returns the estimated seconds left."""
+    def record(self, position, seconds, now=None, tree_seconds=0.0):
+        """Note the task at ``position`` finished after ``seconds`` (``tree_seconds`` of them
+        growing a tree); ``now``: seconds since the start (measured when None). Returns the
+        estimated seconds left."""
         now = time.perf_counter() - self.start if now is None else now
         self.seconds[position] = seconds
+        self.tree_seconds[position] = tree_seconds
         self.completions.append(now)
         return self.time_left(now)
 
     def _estimate(self, position):
+        if self.tree_of[position] is not None:
+            kind, scale = self.tree_of[position]
+            grown = ([t for p, t in self.tree_seconds.items() if self.kinds[p] == kind]
+                     or [t for p, t in self.tree_seconds.items() if t > 0.0])
+            if grown:
+                return scale * sum(grown) / len(grown)
         same = [t for p, t in self.seconds.items() if self.kinds[p] == self.kinds[position]]
         pool = same or list(self.seconds.values())
         return sum(pool) / len(pool)
@@ -399,9 +414,9 @@ class _TaskProgress:
             free[0] += estimate
         return max(free, default=0.0)
 
-    def done(self, position, seconds):
+    def done(self, position, seconds, tree_seconds=0.0):
         """Say that the task at ``position`` finished, and the time left."""
-        left = self.record(position, seconds)
+        left = self.record(position, seconds, tree_seconds=tree_seconds)
         n_done, total = len(self.seconds), len(self.labels)
         self.say(f"[TAOCV] task {n_done}/{total} done after "
                  f"{time.perf_counter() - self.start:.1f} s: {self.labels[position]} "
@@ -429,15 +444,18 @@ class _PathRunner:
         return _safe_indexing(X, rows), y[rows], None if sw is None else sw[rows]
 
     def task(self, s, init, costs, grid):
-        """``(initial tree, [path per C])`` of split ``s`` and ``init`` over ``grid``."""
+        """``(initial tree, [path per C], seconds growing the tree)`` of split ``s`` and
+        ``init`` over ``grid``."""
         sel = self.selector
         train, val = self.splits[s]
         Xt, yt, wt = self.part(train)
         Xv, yv, _ = self.part(val)
         tree = self.trees.get((s, init))
+        t0 = time.perf_counter()
         if tree is None:
             tree = _initial_tree(self.is_clf, sel._splitter_of(init), Xt, yt, wt,
                                  sel._tree_params(self.inner_jobs))
+        tree_seconds = time.perf_counter() - t0
         # the paths of every C from one initial tree run together: they meet many of
         # the same reduced problems (the searches do not depend on C)
         memos = {}
@@ -445,13 +463,13 @@ class _PathRunner:
                                Xt, yt, wt, Xv, yv, grid, restarts=self.restarts,
                                max_refine=int(sel.max_refine), deadline=self.deadline,
                                keep_last=False, pair_features=sel.pair_features, memos=memos)
-                      for c in costs]
+                      for c in costs], tree_seconds
 
     def run(self, grid, tasks, spare=False):
         """``tasks``: (split, init, costs) triples; returns the paths by (split, init, C).
         ``spare``: also grow the initial trees of all the data (for the refit)."""
         sel = self.selector
-        # (cost rank, label, kind, function, arguments) per task
+        # (cost rank, label, kind, (kind, scale) of a tree alone, function, arguments)
         jobs = []
         for s, init, costs in tasks:
             tree = self.trees.get((s, init))
@@ -460,14 +478,18 @@ class _PathRunner:
                          (f"split {s}, init={init}: "
                          f"{'' if tree is not None else 'initial tree and '}"
                          f"{len(costs)} path(s)"),
-                         ("paths" if tree is not None else "grow", bivariate),
+                         ("paths" if tree is not None else "grow", bivariate), None,
                          self.task, (s, init, costs, grid)))
         inits = self.inits
         if spare:
-            # the tree of one thread is the tree of several
+            # the tree of one thread is the tree of several; its time is estimated from
+            # the splits' trees of its kind, times its rows over theirs
+            rows = np.mean([len(train) for train, _ in self.splits])
             jobs += [(sel._task_cost(None, init, spare=True),
                       f"init={init}: the refit's initial tree of all the data",
                       ("spare", sel._splitter_of(init) != "univariate"),
+                      (("grow", sel._splitter_of(init) != "univariate"),
+                       len(self.data[1]) / rows),
                       _initial_tree, (self.is_clf, sel._splitter_of(init), *self.data,
                                       sel._tree_params(1)))
                      for init in inits]
@@ -476,7 +498,8 @@ class _PathRunner:
         progress = None
         if sel.verbose:
             progress = _TaskProgress([jobs[j][1] for j in order], [jobs[j][2] for j in order],
-                                     effective_n_jobs(sel.n_jobs), print)
+                                     effective_n_jobs(sel.n_jobs), print,
+                                     [jobs[j][3] for j in order])
         check_fork_safe(sel.n_jobs, type(sel).__name__)
         joblib_verbose = max(0, int(sel.verbose) - 1)
         try:  # each task's result as it finishes, for the progress lines
@@ -486,17 +509,18 @@ class _PathRunner:
             parallel = Parallel(n_jobs=sel.n_jobs, verbose=joblib_verbose)
         results = [None] * len(jobs)
         for position, seconds, result in parallel(
-                delayed(_timed_call)(position, jobs[j][3], *jobs[j][4])
+                delayed(_timed_call)(position, jobs[j][4], *jobs[j][5])
                 for position, j in enumerate(order)):
             results[order[position]] = result
             if progress is not None:
-                progress.done(position, seconds)
+                progress.done(position, seconds,
+                              result[2] if order[position] < len(tasks) else 0.0)
         if spare:
             self.spare_trees.update(zip(inits, results[len(tasks):]))
-        for task, (tree, _) in zip(tasks, results):
+        for task, (tree, _, _) in zip(tasks, results):
             self.trees[task[:2]] = tree
         return {(s, init, c): path
-                for (s, init, costs), (_, group) in zip(tasks, results)
+                for (s, init, costs), (_, group, _) in zip(tasks, results)
                 for c, path in zip(costs, group)}
 
 
