@@ -155,9 +155,9 @@ def check_fork_safe(n_jobs, what):
     from this process after its OpenMP threads started (see the module)."""
     from joblib.parallel import DEFAULT_MP_CONTEXT, get_active_backend
 
-    backend, _ = get_active_backend()
     if effective_n_jobs(n_jobs) == 1:
         return
+    backend, _ = get_active_backend()
     # joblib's pool uses its JOBLIB_START_METHOD context, else multiprocessing's method
     # (read without fixing it: the first of get_all_start_methods is the default)
     start_method = (DEFAULT_MP_CONTEXT.get_start_method() if DEFAULT_MP_CONTEXT is not None

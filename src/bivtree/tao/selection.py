@@ -59,7 +59,7 @@ import copy
 import time
 import warnings
 from numbers import Integral, Real
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -424,6 +424,19 @@ class _TaskProgress:
                                          if n_done < total else ""), flush=True)
 
 
+class _Job(NamedTuple):
+    """A joblib task of :class:`_PathRunner`: its cost rank (:meth:`BaseTAOTreeCV._task_cost`),
+    what the progress lines call it, its kind and, for a tree grown alone, the kind and
+    row ratio its time is estimated from (:class:`_TaskProgress`), and the call."""
+
+    cost: float
+    label: str
+    kind: tuple
+    tree_of: tuple
+    function: object
+    args: tuple
+
+
 class _PathRunner:
     """The selection's joblib tasks on its data: per split and initial tree, the tree
     (grown by the task the first time, then kept in ``trees``) and the paths of the
@@ -469,37 +482,36 @@ class _PathRunner:
         """``tasks``: (split, init, costs) triples; returns the paths by (split, init, C).
         ``spare``: also grow the initial trees of all the data (for the refit)."""
         sel = self.selector
-        # (cost rank, label, kind, (kind, scale) of a tree alone, function, arguments)
         jobs = []
         for s, init, costs in tasks:
             tree = self.trees.get((s, init))
             bivariate = sel._splitter_of(init) != "univariate"
-            jobs.append((sel._task_cost(tree, init),
-                         (f"split {s}, init={init}: "
-                         f"{'' if tree is not None else 'initial tree and '}"
-                         f"{len(costs)} path(s)"),
-                         ("paths" if tree is not None else "grow", bivariate), None,
-                         self.task, (s, init, costs, grid)))
+            jobs.append(_Job(sel._task_cost(tree, init),
+                             (f"split {s}, init={init}: "
+                              f"{'' if tree is not None else 'initial tree and '}"
+                              f"{len(costs)} path(s)"),
+                             ("paths" if tree is not None else "grow", bivariate), None,
+                             self.task, (s, init, costs, grid)))
         inits = self.inits
         if spare:
             # the tree of one thread is the tree of several; its time is estimated from
             # the splits' trees of its kind, times its rows over theirs
-            rows = np.mean([len(train) for train, _ in self.splits])
-            jobs += [(sel._task_cost(None, init, spare=True),
-                      f"init={init}: the refit's initial tree of all the data",
-                      ("spare", sel._splitter_of(init) != "univariate"),
-                      (("grow", sel._splitter_of(init) != "univariate"),
-                       len(self.data[1]) / rows),
-                      _initial_tree, (self.is_clf, sel._splitter_of(init), *self.data,
-                                      sel._tree_params(1)))
-                     for init in inits]
+            scale = len(self.data[1]) / np.mean([len(train) for train, _ in self.splits])
+            for init in inits:
+                bivariate = sel._splitter_of(init) != "univariate"
+                jobs.append(_Job(sel._task_cost(None, init, spare=True),
+                                 f"init={init}: the refit's initial tree of all the data",
+                                 ("spare", bivariate), (("grow", bivariate), scale),
+                                 _initial_tree, (self.is_clf, sel._splitter_of(init),
+                                                 *self.data, sel._tree_params(1))))
         # the costliest first, so that the workers end closer together
-        order = sorted(range(len(jobs)), key=lambda j: (-jobs[j][0], j))
+        order = sorted(range(len(jobs)), key=lambda j: (-jobs[j].cost, j))
         progress = None
         if sel.verbose:
-            progress = _TaskProgress([jobs[j][1] for j in order], [jobs[j][2] for j in order],
+            progress = _TaskProgress([jobs[j].label for j in order],
+                                     [jobs[j].kind for j in order],
                                      effective_n_jobs(sel.n_jobs), print,
-                                     [jobs[j][3] for j in order])
+                                     [jobs[j].tree_of for j in order])
         check_fork_safe(sel.n_jobs, type(sel).__name__)
         joblib_verbose = max(0, int(sel.verbose) - 1)
         try:  # each task's result as it finishes, for the progress lines
@@ -509,10 +521,10 @@ class _PathRunner:
             parallel = Parallel(n_jobs=sel.n_jobs, verbose=joblib_verbose)
         results = [None] * len(jobs)
         for position, seconds, result in parallel(
-                delayed(_timed_call)(position, jobs[j][4], *jobs[j][5])
+                delayed(_timed_call)(position, jobs[j].function, *jobs[j].args)
                 for position, j in enumerate(order)):
             results[order[position]] = result
-            if progress is not None:
+            if progress is not None:  # a path task's result ends with its tree's seconds
                 progress.done(position, seconds,
                               result[2] if order[position] < len(tasks) else 0.0)
         if spare:
