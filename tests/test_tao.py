@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 import naive
 from bivtree import (
@@ -19,11 +20,17 @@ from bivtree import (
     Tree,
     tao_path,
 )
+from bivtree._config import GINI
+from bivtree._kernels.scan import criterion_cuts, cut_proxy_bound, scan_sorted
 from bivtree._kernels.tao import (
+    BOUND_BINS,
     CareSets,
+    PseudolabelCuts,
     SearchSpace,
+    _refined_pair_item,
     all_items,
     child_losses,
+    pseudolabel_proxy_bound,
     rule_errors,
     search_items,
 )
@@ -47,6 +54,11 @@ from bivtree.tree import subtree
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
+
+
+@njit
+def criterion_bound(values, cuts):
+    return cut_proxy_bound(values, cuts, 16)
 
 
 def blobs(n, d, n_classes, seed, integer=False):
@@ -183,6 +195,62 @@ def test_refinement_never_loses_to_its_coarse_angles(n, seed, n_coarse):
     refined = search_one_node(X, prefers_right, w, exact=False, n_coarse=n_coarse,
                               refine_rounds=5)[2]
     assert np.all(refined.proxy >= coarse.proxy)
+
+
+@SETTINGS
+@given(n=st.integers(2, 300), seed=st.integers(0, 10_000), n_bins=st.integers(1, 64),
+       ties=st.booleans(), holes=st.booleans(), one_label=st.booleans())
+def test_the_pseudolabel_bound_is_never_below_the_best_cut(n, seed, n_bins, ties, holes,
+                                                           one_label):
+    # the exact scan (every order, missing rows on either side) never beats the bound
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=n)
+    if ties:
+        values = np.round(values)
+    if holes:
+        values[rng.random(n) < 0.2] = np.nan
+    labels = np.zeros(n, dtype=np.int64) if one_label else rng.integers(0, 2, n)
+    weights = rng.uniform(0.1, 3.0, n)
+    cuts = PseudolabelCuts(labels, weights, float(weights[labels == 0].sum()),
+                           float(weights[labels == 1].sum()))
+    exact = scan_sorted(values.copy(), cuts).proxy
+    bound = pseudolabel_proxy_bound(values, labels, weights, cuts.w0, cuts.w1, n_bins)
+    assert exact <= bound
+
+
+@SETTINGS
+@given(n=st.integers(3, 400), seed=st.integers(0, 10_000), n_coarse=st.integers(1, 12),
+       holes=st.booleans(), constrained=st.sampled_from([0, 1, -1]))
+def test_skipping_bounded_angles_changes_no_pair_search(n, seed, n_coarse, holes, constrained):
+    # the coarse-to-fine item with the bound (angles that cannot win left unsorted) is
+    # the item without it: the same angle, rule, cut and proxy
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    X[:, 1] = 0.8 * X[:, 0] + 0.4 * X[:, 1]
+    if holes:
+        X[rng.random(size=(n, 2)) < 0.1] = np.nan
+    labels = ((np.nan_to_num(X[:, 0]) - 1.5 * np.nan_to_num(X[:, 1])
+               + 0.4 * rng.normal(size=n)) > 0).astype(np.int64)
+    weights = rng.exponential(size=n) + 0.01
+    cst = (np.array([1, constrained], dtype=np.int64) if constrained
+           else np.empty(0, dtype=np.int64))
+    cuts = PseudolabelCuts(labels, weights, float(weights[labels == 0].sum()),
+                           float(weights[labels == 1].sum()), cst)
+    samples = np.arange(n, dtype=np.int64)
+    Xf = np.asfortranarray(X)
+    plain = _refined_pair_item(Xf, samples, 0, 1, n_coarse, 5, np.empty(n), cuts, 0)
+    bounded = _refined_pair_item(Xf, samples, 0, 1, n_coarse, 5, np.empty(n), cuts,
+                                 BOUND_BINS)
+    assert bounded == plain
+
+
+def test_split_criteria_have_no_bound():
+    # the greedy splitters' cut objective is never bounded: no angle of theirs is skipped
+    values = np.array([0.0, 1.0, 2.0])
+    cuts = criterion_cuts(np.array([0, 1, 0]), np.zeros(3), np.ones(3), GINI,
+                          np.array([2.0, 1.0]), 3.0, 0.0, 1, 0.0, np.empty(2), np.empty(2),
+                          np.empty(0, dtype=np.int64), 0, -np.inf, np.inf)
+    assert criterion_bound(values, cuts) == np.inf
 
 
 def test_coarse_to_fine_finds_a_narrow_direction_that_fixed_directions_miss():

@@ -168,6 +168,28 @@ def _best_cut_of_criterion(values, order, cuts):
     return scan
 
 
+def cut_proxy_bound(values, cuts, n_bins):
+    """An upper bound of the best proxy :func:`scan_sorted` would find on ``values``.
+
+    Compiled code only, chosen by the type of ``cuts`` like :func:`best_cut`. A
+    bound costs one pass over ``values`` and no sort, so a search may skip a
+    direction whose bound says it cannot win (TAO's
+    :class:`~bivtree._kernels.tao.PseudolabelCuts`: a histogram of ``n_bins``
+    bins). An objective without a bound gets ``inf`` (nothing is ever skipped).
+    """
+    raise NotImplementedError("cut_proxy_bound is only callable from compiled code")
+
+
+@overload(cut_proxy_bound)
+def _cut_proxy_bound_of_criterion(values, cuts, n_bins):
+    if not cut_objective_is(cuts, CriterionCuts):
+        return None
+
+    def unbounded(values, cuts, n_bins):
+        return np.inf
+    return unbounded
+
+
 def oriented_cuts(cuts, features, weights):
     """``(admissible, cuts)`` for scanning the rule ``features`` / ``weights`` under ``cuts``.
 

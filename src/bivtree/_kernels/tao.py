@@ -63,6 +63,7 @@ from numba.extending import overload
 
 from .._config import MISCLASSIFICATION, NUMBA_OPTS
 from .angle_search import (
+    angle_proxy_bound,
     arc_angle,
     climb_angle,
     decorrelated_frame,
@@ -73,9 +74,21 @@ from .angle_search import (
 from .constraints import NO_MONOTONIC
 from .directions import gather_pair, pair_constraints, scan_directions
 from .pair_scaling import larger_coefficient_first, min_max_scaling, pair_rule_weight
-from .scan import Cut, best_cut, best_cut_missing, cut_objective_is, scan_projection
+from .scan import (
+    Cut,
+    best_cut,
+    best_cut_missing,
+    cut_objective_is,
+    cut_proxy_bound,
+    scan_projection,
+)
 from .sweep import sweep_pair_missing
 from .traversal import goes_left
+
+#: most and fewest bins of the bound that lets the coarse-to-fine pair search skip
+#: angles (:func:`pseudolabel_proxy_bound`)
+BOUND_BINS = 256
+MIN_BOUND_BINS = 32
 
 
 @njit(inline="always", **NUMBA_OPTS)
@@ -309,6 +322,70 @@ def _best_cut_missing_of_pseudolabels(values, order, missing, cuts):
     return scan
 
 
+@njit(**NUMBA_OPTS)
+def pseudolabel_proxy_bound(values, labels, weights, w0, w1, n_bins):
+    """An upper bound of the proxy of :func:`scan_pseudolabels` (and
+    :func:`scan_pseudolabels_missing`) on ``values`` in any order, in one pass.
+
+    The known values are binned into ``n_bins`` equal-width bins. A cut falls
+    inside or at the edge of some bin ``b``: its left side is the bins before
+    ``b`` (weights ``P0``, ``P1`` of the two labels) and part of ``b``, its right
+    side the rest. Labelling the sides 0 and 1 scores at most ``P0 + S1 + B``
+    (``S``: the bins after ``b``, ``B``: all of bin ``b``), 1 and 0 at most ``P1 +
+    S0 + B``, and one label on both sides ``w0`` or ``w1``; the missing rows
+    (NaN) add at most their weight, whichever side they take. The bound is
+    raised by a relative ``1e-9`` so that rounding in the scan's own sums
+    cannot put an exact proxy above it. A search may so skip a direction whose
+    bound does not beat its best proxy (:func:`_refined_pair_item`).
+    """
+    lo = np.inf
+    hi = -np.inf
+    for p in range(values.shape[0]):
+        v = values[p]
+        # comparisons, not min/max: a NaN (missing) compares false and is left out
+        if v < lo:  # noqa: PLR1730
+            lo = v
+        if v > hi:  # noqa: PLR1730
+            hi = v
+    if not hi > lo:
+        return (w0 + w1) * (1.0 + 1e-9)  # one known value: only the trivial bound
+    bins = np.zeros((n_bins, 2))
+    scale = n_bins / (hi - lo)
+    for p in range(values.shape[0]):
+        v = values[p]
+        if not math.isnan(v):
+            bins[min(n_bins - 1, int((v - lo) * scale)), labels[p]] += weights[p]
+    known0 = 0.0
+    known1 = 0.0
+    for b in range(n_bins):
+        known0 += bins[b, 0]
+        known1 += bins[b, 1]
+    missing = max(0.0, (w0 + w1) - (known0 + known1))
+    bound = max(w0, w1)
+    before0 = 0.0
+    before1 = 0.0
+    for b in range(n_bins):
+        in0 = bins[b, 0]
+        in1 = bins[b, 1]
+        after0 = known0 - before0 - in0
+        after1 = known1 - before1 - in1
+        bound = max(bound, max(before0 + after1, before1 + after0) + in0 + in1 + missing)
+        before0 += in0
+        before1 += in1
+    return bound * (1.0 + 1e-9)
+
+
+@overload(cut_proxy_bound)
+def _cut_proxy_bound_of_pseudolabels(values, cuts, n_bins):
+    if not cut_objective_is(cuts, PseudolabelCuts):
+        return None
+
+    def bound(values, cuts, n_bins):
+        return pseudolabel_proxy_bound(values, cuts.labels, cuts.weights, cuts.w0, cuts.w1,
+                                       n_bins)
+    return bound
+
+
 class CareSets(NamedTuple):
     """The reduced problems of several nodes, node by node.
 
@@ -484,7 +561,7 @@ def _direction_pair_item(X, samples, j, k, dir_a, dir_b, values, cuts):
 
 
 @njit(**NUMBA_OPTS)
-def _refined_pair_item(X, samples, j, k, n_coarse, n_rounds, values, cuts):
+def _refined_pair_item(X, samples, j, k, n_coarse, n_rounds, values, cuts, n_bins):
     """Best line of the pair by the coarse-to-fine angle search of the ``"auto"`` splitter.
 
     ``n_coarse`` angles ``pi (h + 1/2) / n_coarse`` of the pair's decorrelated
@@ -495,6 +572,13 @@ def _refined_pair_item(X, samples, j, k, n_coarse, n_rounds, values, cuts):
     pair on their better side. For two constrained features (``cuts.cst``, every
     column's) the coarse angles are spread over the arc of admissible rules, and
     a step of the climb outside it scores no cut.
+
+    With ``n_bins > 0`` an angle is scanned only where its
+    :func:`pseudolabel_proxy_bound` (at most ``n_bins`` bins, no sort) could beat the best
+    proxy so far: the coarse angles in the order of their bounds, most promising
+    first, the climb's steps as they come. The best angle, ties to the lower
+    one as without bounds, and its cut are the same; on problems of thousands
+    of samples most coarse angles are never sorted.
     """
     inv_scale_j = min_max_scaling(X, samples, j).inv_scale
     inv_scale_k = min_max_scaling(X, samples, k).inv_scale
@@ -509,20 +593,34 @@ def _refined_pair_item(X, samples, j, k, n_coarse, n_rounds, values, cuts):
     rule_weights[0] = 1.0
     frame = decorrelated_frame(pair_x, inv_scale_j, inv_scale_k)
     arc_start, arc_span = pair_arc(cst, j, k, frame)
+    # bins: about 8 samples each, so that a bin's weight (the bound's slack) stays small
+    n_bins = min(n_bins, max(MIN_BOUND_BINS, rows.shape[0] // 8))
+    trials = np.empty(n_coarse)
+    bounds = np.full(n_coarse, np.inf)
+    for h in range(n_coarse):
+        trials[h] = arc_angle(h, n_coarse, arc_start, arc_span)
+        if n_bins > 0:
+            bounds[h] = angle_proxy_bound(pair_x, trials[h], inv_scale_j, inv_scale_k,
+                                          rule_features, rule_weights, rows, values, cuts,
+                                          frame, n_bins)
     best = Cut(-np.inf, 0.0, False)
     theta = 0.0
-    for h in range(n_coarse):
-        trial = arc_angle(h, n_coarse, arc_start, arc_span)
-        cut = scan_angle(pair_x, trial, inv_scale_j, inv_scale_k, rule_features, rule_weights,
-                         rows, values, cuts, frame)
-        if cut.proxy > best.proxy:
+    best_h = n_coarse
+    # stable: without bounds (all inf) the angles go in their own order
+    for h in np.argsort(-bounds, kind="mergesort"):
+        if bounds[h] < best.proxy:
+            break  # neither this angle nor any after it can reach the best proxy
+        cut = scan_angle(pair_x, trials[h], inv_scale_j, inv_scale_k, rule_features,
+                         rule_weights, rows, values, cuts, frame)
+        if cut.proxy > best.proxy or (cut.proxy == best.proxy > -np.inf and h < best_h):
             best = cut
-            theta = trial
+            theta = trials[h]
+            best_h = h
     if best.proxy == -np.inf:
         return _no_rule()
     theta, best = climb_angle(pair_x, theta, best, n_coarse, n_rounds, inv_scale_j,
                               inv_scale_k, rule_features, rule_weights, rows, values, cuts,
-                              frame)
+                              frame, n_bins)
     a, b = frame_direction(theta, frame)
     return ItemRule(best.proxy, j, k, pair_rule_weight(a, b, inv_scale_j, inv_scale_k),
                     best.threshold, best.missing_left)
@@ -610,7 +708,7 @@ def search_items(X, care, exact, space, items):
         elif space.n_coarse > 0:
             found = _refined_pair_item(X, samples, space.pair_j[t - n_feat],
                                        space.pair_k[t - n_feat], space.n_coarse,
-                                       space.refine_rounds, values, cuts)
+                                       space.refine_rounds, values, cuts, BOUND_BINS)
         else:
             found = _direction_pair_item(X, samples, space.pair_j[t - n_feat],
                                          space.pair_k[t - n_feat], space.dir_a, space.dir_b,
