@@ -11,8 +11,10 @@ costs:
   plane (``pair_search="orientations"``, ``n_orientations=H``);
 * ``coarse to fine``: the default ``pair_search="coarse_to_fine"``
   (:data:`bivtree.tao.optimizer.COARSE_ANGLES` angles of the pair's decorrelated frame,
-  then :data:`bivtree.tao.optimizer.REFINE_ROUNDS` step-halving rounds from the best), and
-  the same search from 8 coarse angles.
+  then :data:`bivtree.tao.optimizer.REFINE_ROUNDS` step-halving rounds from the best;
+  an angle whose histogram bound cannot beat the best cut found is not sorted), the same
+  search scanning every angle (``no bound``: the same rules, so the same gaps; only its
+  time differs), and the same search from 8 coarse angles.
 
 The problems come from ``TAOTreeClassifier(alpha=0.001, feature_cost=1.25,
 pair_search="orientations", exact_max_samples=0)`` fitted on each set (the
@@ -43,7 +45,7 @@ from sklearn.datasets import make_classification
 
 import bivtree.tao.optimizer as tao_module
 from bivtree import TAOTreeClassifier
-from bivtree._kernels.tao import CareSets, SearchSpace, WorkItems, search_items
+from bivtree._kernels.tao import BOUND_BINS, CareSets, SearchSpace, WorkItems, search_items
 from bivtree.datasets import load_keel
 from bivtree.experiments.machine import machine_description, machine_load
 from bivtree.splitters._base import candidate_pairs
@@ -51,10 +53,13 @@ from bivtree.splitters.orientations import orientation_directions
 
 #: care-sample ranges the problems are grouped by
 SIZE_GROUPS = [(50, 200), (200, 600), (600, 2000)]
-#: name -> (n_orientations, n_coarse, refine_rounds)
-SEARCHES = {"orientations 30": (30, 0, 0), "orientations 90": (90, 0, 0),
-            "coarse to fine": (30, tao_module.COARSE_ANGLES, tao_module.REFINE_ROUNDS),
-            "coarse to fine, 8 angles": (30, 8, tao_module.REFINE_ROUNDS)}
+#: name -> (n_orientations, n_coarse, refine_rounds, bound_bins)
+SEARCHES = {"orientations 30": (30, 0, 0, 0), "orientations 90": (90, 0, 0, 0),
+            "coarse to fine": (30, tao_module.COARSE_ANGLES, tao_module.REFINE_ROUNDS,
+                               BOUND_BINS),
+            "coarse to fine, no bound": (30, tao_module.COARSE_ANGLES,
+                                         tao_module.REFINE_ROUNDS, 0),
+            "coarse to fine, 8 angles": (30, 8, tao_module.REFINE_ROUNDS, BOUND_BINS)}
 
 
 def data_sets(names):
@@ -95,14 +100,14 @@ def collect_problems(X, y):
 
 def solve(X, problems, pair_j, pair_k, features, exact, search):
     """Per (problem, pair) item: the weighted error, and the seconds of the whole call."""
-    n_orientations, n_coarse, rounds = search
+    n_orientations, n_coarse, rounds, bound_bins = search
     offsets = np.zeros(len(problems) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([p[0].size for p in problems])
     care = CareSets(np.concatenate([p[0] for p in problems]),
                     np.concatenate([p[1] for p in problems]),
                     np.concatenate([p[2] for p in problems]), offsets)
     space = SearchSpace(features, pair_j, pair_k, *orientation_directions(n_orientations),
-                        n_coarse, rounds)
+                        n_coarse, rounds, np.empty(0, dtype=np.int64), bound_bins)
     n_feat = features.size
     node = np.repeat(np.arange(len(problems), dtype=np.int64), pair_j.size)
     index = np.tile(np.arange(pair_j.size, dtype=np.int64) + n_feat, len(problems))

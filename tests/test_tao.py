@@ -244,6 +244,25 @@ def test_skipping_bounded_angles_changes_no_pair_search(n, seed, n_coarse, holes
     assert bounded == plain
 
 
+def test_search_items_skips_angles_by_the_space_bound_bins():
+    # the node's items are the same with the default bound and with none (every angle)
+    rng = np.random.default_rng(3)
+    n = 1500
+    X = np.asfortranarray(rng.normal(size=(n, 4)))
+    prefers_right = (X[:, 0] - 0.6 * X[:, 2] + 0.3 * rng.normal(size=n)) > 0
+    care = CareSets(np.arange(n, dtype=np.int64), prefers_right.astype(np.int64),
+                    rng.exponential(size=n) + 0.01, np.array([0, n], dtype=np.int64))
+    features = np.arange(4, dtype=np.int64)
+    pj, pk = candidate_pairs(features)
+    space = SearchSpace(features, pj, pk, *orientation_directions(8), 12, 5)
+    assert space.bound_bins == BOUND_BINS > 0
+    items = all_items(1, 4 + pj.size)
+    bounded = search_items(X, care, np.array([False]), space, items)
+    plain = search_items(X, care, np.array([False]), space._replace(bound_bins=0), items)
+    for a, b in zip(bounded, plain):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_split_criteria_have_no_bound():
     # the greedy splitters' cut objective is never bounded: no angle of theirs is skipped
     values = np.array([0.0, 1.0, 2.0])

@@ -404,8 +404,10 @@ class SearchSpace(NamedTuple):
     """The items a node is searched over: the univariate ``features``, then the pairs
     ``(pair_j[q], pair_k[q])``, each with the directions ``(dir_a[h], dir_b[h])``, or,
     with ``n_coarse > 0``, the coarse-to-fine search of ``n_coarse`` angles and
-    ``refine_rounds`` rounds (:func:`_refined_pair_item`); ``cst`` is the monotonic
-    constraint of every column of ``X`` (empty: none; see the module)."""
+    ``refine_rounds`` rounds (:func:`_refined_pair_item`), which skips the angles
+    whose bound of at most ``bound_bins`` bins cannot win (0: none is skipped; the
+    same result either way); ``cst`` is the monotonic constraint of every column
+    of ``X`` (empty: none; see the module)."""
 
     features: np.ndarray
     pair_j: np.ndarray
@@ -415,6 +417,7 @@ class SearchSpace(NamedTuple):
     n_coarse: int
     refine_rounds: int
     cst: np.ndarray = NO_MONOTONIC
+    bound_bins: int = BOUND_BINS
 
 
 class WorkItems(NamedTuple):
@@ -708,7 +711,7 @@ def search_items(X, care, exact, space, items):
         elif space.n_coarse > 0:
             found = _refined_pair_item(X, samples, space.pair_j[t - n_feat],
                                        space.pair_k[t - n_feat], space.n_coarse,
-                                       space.refine_rounds, values, cuts, BOUND_BINS)
+                                       space.refine_rounds, values, cuts, space.bound_bins)
         else:
             found = _direction_pair_item(X, samples, space.pair_j[t - n_feat],
                                          space.pair_k[t - n_feat], space.dir_a, space.dir_b,

@@ -488,7 +488,7 @@ _TAO_DOC = """
         search), or ``"orientations"``, the ``n_orientations`` fixed directions
         of the paper. On the reduced problems of real TAO fits the first is on
         average half as far from the exact optimum as 30 fixed directions, in
-        four fifths of their time (``benchmarks/bench_tao_pair_search.py``).
+        three quarters of their time (``benchmarks/bench_tao_pair_search.py``).
     exact_max_samples : int, default=None
         Reduced problems with at most this many care samples are solved exactly
         for bivariate rules, by the rotational sweep (``None``: 100 for

@@ -31,7 +31,7 @@ all their features and feature pairs):
   or, for at most ``exact_max_samples`` care samples, by the exact rotational
   sweep (:mod:`bivtree._kernels.sweep`). On the reduced problems of real TAO fits
   the coarse-to-fine search is on average half as far from the exact optimum as
-  30 fixed directions, in four fifths of their time
+  30 fixed directions, in three quarters of their time
   (``benchmarks/results/bench_tao_pair_search.md``). The node's
   current rule is a candidate too (kept on ties), so an iteration never
   increases ``E`` even where the direction search is approximate.
