@@ -18,7 +18,13 @@ with it. Tools:
   to the smaller depth, then the larger ``alpha``: a readable tree is as
   shallow as the data allow);
 * ``sklearn``: ``DecisionTreeClassifier(random_state=0)`` / ``Regressor``, and
-  ``sklearn-monotone`` with the same ``monotonic_cst``.
+  ``sklearn-monotone`` with the same ``monotonic_cst``;
+* ``shallow-monotone-1se`` and ``sklearn-monotone-1se``: the same two, the setting
+  chosen by the one-standard-error rule of Breiman et al. instead of the best mean
+  inner score (the smallest depth, then the largest ``alpha``, whose mean is within
+  one standard error of the best; see :func:`pruned`). The monotone bivtree tools are
+  compared with ``sklearn-monotone``, and ``shallow-monotone-1se`` also with
+  ``sklearn-monotone-1se`` (the same rule on both sides).
 
 Per set and tool: test accuracy (or R^2), leaves, CPU seconds of the whole
 procedure, and ``violations``: test rows whose prediction (the positive class's
@@ -86,7 +92,12 @@ CASES = {
                  ("scikit-learn's bundled diabetes regression: disease progression after a year "
                   "rises with body-mass index, blood pressure and s5 (log triglycerides)")),
 }
-TOOLS = ["bivtree", "bivtree-monotone", "shallow-monotone", "sklearn", "sklearn-monotone"]
+TOOLS = ["bivtree", "bivtree-monotone", "shallow-monotone", "shallow-monotone-1se", "sklearn",
+         "sklearn-monotone", "sklearn-monotone-1se"]
+#: (monotone bivtree tool, the monotone scikit-learn tool it is compared with)
+COMPARISONS = (("bivtree-monotone", "sklearn-monotone"), ("shallow-monotone", "sklearn-monotone"),
+               ("shallow-monotone-1se", "sklearn-monotone"),
+               ("shallow-monotone-1se", "sklearn-monotone-1se"))
 #: depths ``shallow-monotone`` chooses from
 SHALLOW_DEPTHS = (1, 2, 3)
 GRID_POINTS = 25
@@ -119,8 +130,8 @@ def load_case(name):
 
 
 def make(tool, regression, cst, ccp_alpha, depth=None):
-    monotone = cst if tool.endswith("-monotone") else None
-    if tool == "shallow-monotone":  # TAO at depth `depth`; alpha is in ccp_alpha's unit
+    monotone = cst if "-monotone" in tool else None
+    if tool.startswith("shallow-monotone"):  # TAO at depth `depth`; alpha in ccp_alpha's unit
         cls = ShallowTreeRegressor if regression else ShallowTreeClassifier
         return cls(max_depth=depth, monotonic_cst=monotone, alpha=ccp_alpha, n_jobs=1)
     if tool.startswith("bivtree"):
@@ -139,6 +150,10 @@ def pruned(tool, regression, cst, X, y):
     and for ``shallow-monotone`` the depth with it (ties: smaller first); returns the
     model, the ``alpha`` and the depth (None for the others).
 
+    A ``-1se`` tool takes the one-standard-error rule instead (Breiman et al.): of the
+    settings whose mean inner score is at least the best mean minus its standard error
+    over the inner folds, the smallest depth, then the largest ``alpha``.
+
     For regression the grid is in units of the training fold's target variance (the
     impurity a regression tree's ``ccp_alpha`` is measured in), so that it prunes as
     much as the classification grid does in Gini units.
@@ -146,16 +161,21 @@ def pruned(tool, regression, cst, X, y):
     inner = (KFold(INNER_FOLDS, shuffle=True, random_state=0) if regression
              else StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=0))
     grid = [a * float(np.var(y)) for a in ALPHAS] if regression else ALPHAS
-    depths = SHALLOW_DEPTHS if tool == "shallow-monotone" else (None,)
+    depths = SHALLOW_DEPTHS if tool.startswith("shallow-monotone") else (None,)
     settings = [(depth, alpha) for depth in depths for alpha in grid]
-    scores = np.zeros(len(settings))
-    for fit_rows, val_rows in inner.split(np.zeros(len(y)), y):
+    scores = np.zeros((INNER_FOLDS, len(settings)))
+    for f, (fit_rows, val_rows) in enumerate(inner.split(np.zeros(len(y)), y)):
         for k, (depth, alpha) in enumerate(settings):
             model = make(tool, regression, cst, alpha, depth).fit(take(X, fit_rows),
                                                                    y[fit_rows])
-            scores[k] += model.score(take(X, val_rows), y[val_rows])
+            scores[f, k] = model.score(take(X, val_rows), y[val_rows])
+    mean = scores.mean(axis=0)
     best = max(range(len(settings)),
-               key=lambda k: (scores[k], -(settings[k][0] or 0), settings[k][1]))
+               key=lambda k: (mean[k], -(settings[k][0] or 0), settings[k][1]))
+    if tool.endswith("-1se"):
+        floor = mean[best] - scores[:, best].std(ddof=1) / np.sqrt(INNER_FOLDS)
+        best = max((k for k in range(len(settings)) if mean[k] >= floor),
+                   key=lambda k: (-(settings[k][0] or 0), settings[k][1], mean[k]))
     depth, alpha = settings[best]
     return make(tool, regression, cst, alpha, depth).fit(X, y), alpha, depth
 
@@ -227,7 +247,9 @@ def report(results, started_load):
               f"{', '.join(f'{a:g}' for a in ALPHAS)} with the best mean 3-fold inner score "
               "(ties to the larger; for diabetes in units of the training fold's target variance), then "
               "refitted (the procedure of `bench_peers.py`); shallow-monotone chooses its depth "
-              f"from {', '.join(str(d) for d in SHALLOW_DEPTHS)} with it (ties to the smaller). "
+              f"from {', '.join(str(d) for d in SHALLOW_DEPTHS)} with it (ties to the smaller); "
+              "the `-1se` tools take the smallest depth, then the largest `ccp_alpha`, whose mean "
+              "inner score is within one standard error of the best (Breiman et al.'s rule). "
               "Score: test accuracy % (R^2 for diabetes); leaves; CPU seconds of the whole "
               "procedure per fold; violations: test rows whose prediction moves against a "
               "constraint when one constrained feature runs over 25 quantiles of its "
@@ -247,22 +269,22 @@ def report(results, started_load):
         lines.append(f"| {name} | {tool} | {scale * r.score:.2f} | {r.leaves:.1f} | "
                      f"{int(r.violations)} | {r.cpu:.2f} |")
     lines += ["", "## Monotone bivtree against monotone scikit-learn", "",
-              ("| set | bivtree tool | score difference | leaves ratio (bivtree / scikit-learn) "
-               f"| as accurate with at most {LEAVES_TARGET}x the leaves |"),
-              "|---|---|---:|---:|---|"]
-    for tool in ("bivtree-monotone", "shallow-monotone"):
+              ("| set | bivtree tool | against | score difference | leaves ratio (bivtree / "
+               f"scikit-learn) | as accurate with at most {LEAVES_TARGET}x the leaves |"),
+              "|---|---|---|---:|---:|---|"]
+    for tool, against in COMPARISONS:
         for name in frame["set"].unique():
-            if (name, tool) not in summary.index:
+            if (name, tool) not in summary.index or (name, against) not in summary.index:
                 continue
             ours = summary.loc[(name, tool)]
-            theirs = summary.loc[(name, "sklearn-monotone")]
+            theirs = summary.loc[(name, against)]
             scale = 1 if name == "diabetes" else 100
             ratio = ours.leaves / theirs.leaves
             # equal scores are equal counts of right rows: compare past float rounding
             difference = ours.score - theirs.score
             difference = 0.0 if abs(difference) < 1e-12 else difference
             met = difference >= 0.0 and ratio <= LEAVES_TARGET
-            lines.append(f"| {name} | {tool} | {scale * difference:+.2f} | "
+            lines.append(f"| {name} | {tool} | {against} | {scale * difference:+.2f} | "
                          f"{ratio:.2f} | {'yes' if met else 'no'} |")
     return "\n".join(lines) + "\n"
 
