@@ -144,6 +144,8 @@ def test_bad_starts_are_named():
         ShallowTreeClassifier(starts=[]).fit(X, y)
     with pytest.raises(ValueError, match="lists a start twice"):
         ShallowTreeClassifier(starts=["univariate", "univariate"]).fit(X, y)
+    with pytest.raises(ValueError, match="starts must be an array-like, got 'univariate'"):
+        ShallowTreeClassifier(starts="univariate").fit(X, y)  # a list of one, not its letters
     with pytest.raises(ValueError, match="max_depth"):
         ShallowTreeClassifier(max_depth=0).fit(X, y)
 

@@ -154,7 +154,7 @@ class BaseShallowTree(ChosenTreeDelegation, MetaEstimatorMixin, BaseEstimator):
 
     def _checked_starts(self):
         known = self._known_starts
-        starts = [self.starts] if isinstance(self.starts, str) else list(self.starts)
+        starts = list(self.starts)  # a plain str is refused by the parameter check
         unknown = [s for s in starts if not isinstance(s, str) or s not in known]
         if not starts or unknown:
             raise ValueError(f"starts must be a non-empty list of {list(known)}, got "
