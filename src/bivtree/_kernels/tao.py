@@ -577,11 +577,12 @@ def _refined_pair_item(X, samples, j, k, n_coarse, n_rounds, values, cuts, n_bin
     a step of the climb outside it scores no cut.
 
     With ``n_bins > 0`` an angle is scanned only where its
-    :func:`pseudolabel_proxy_bound` (at most ``n_bins`` bins, no sort) could beat the best
-    proxy so far: the coarse angles in the order of their bounds, most promising
-    first, the climb's steps as they come. The best angle, ties to the lower
-    one as without bounds, and its cut are the same; on problems of thousands
-    of samples most coarse angles are never sorted.
+    :func:`pseudolabel_proxy_bound` (at most ``n_bins`` bins, no sort) could beat
+    the best proxy so far: the coarse angles in the order of their bounds, most
+    promising first, then the steps of the climb's first round as they come.
+    The best angle (ties to the lower one, as without bounds) and its cut are
+    the same; on problems of thousands of samples most coarse angles are never
+    sorted.
     """
     inv_scale_j = min_max_scaling(X, samples, j).inv_scale
     inv_scale_k = min_max_scaling(X, samples, k).inv_scale
