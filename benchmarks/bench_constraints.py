@@ -100,6 +100,8 @@ COMPARISONS = (("bivtree-monotone", "sklearn-monotone"), ("shallow-monotone", "s
                ("shallow-monotone-1se", "sklearn-monotone-1se"))
 #: depths ``shallow-monotone`` chooses from
 SHALLOW_DEPTHS = (1, 2, 3)
+#: the rows of ``shallow-monotone`` at one fixed depth, no selection (a section of their own)
+FIXED_DEPTH = "shallow-monotone, fixed depth"
 GRID_POINTS = 25
 #: the target: monotone bivariate trees at least as accurate with at most this share of the
 #: leaves of scikit-learn's monotone trees
@@ -234,11 +236,29 @@ def run_case(name):
                   f"{rows[-1]['leaves']} alpha {alpha:g} depth {depth} "
                   f"violations {rows[-1]['violations']} "
                   f"cpu {cpu:.1f} s", flush=True)
+    rows += fixed_depth_rows(name, native, y, cst, regression, outer)
+    return rows
+
+
+def fixed_depth_rows(name, X, y, cst, regression, outer):
+    """``shallow-monotone`` at each depth of :data:`SHALLOW_DEPTHS` with ``alpha = 0`` and no
+    inner selection, on the same outer folds: what the selection chooses among."""
+    rows = []
+    for depth in SHALLOW_DEPTHS:
+        for fold, (train, test) in enumerate(outer.split(np.zeros(len(y)), y)):
+            model = make("shallow-monotone", regression, cst, 0.0, depth).fit(take(X, train),
+                                                                             y[train])
+            rows.append({"set": name, "tool": FIXED_DEPTH, "fold": fold, "alpha": 0.0,
+                         "depth": depth, "score": model.score(take(X, test), y[test]),
+                         "leaves": int(model.get_n_leaves()), "cpu": np.nan,
+                         "violations": 0, "rows": len(test)})
     return rows
 
 
 def report(results, started_load):
-    frame = pd.DataFrame(results)
+    everything = pd.DataFrame(results)
+    fixed = everything[everything["tool"] == FIXED_DEPTH]
+    frame = everything[everything["tool"] != FIXED_DEPTH]
     lines = ["# Monotone trees: bivtree and scikit-learn, with and without constraints", "",
              f"Machine: {machine_description()}", "",
              f"Load at the start: `{started_load}`; at the end: `{machine_load()}`.", "",
@@ -286,7 +306,37 @@ def report(results, started_load):
             met = difference >= 0.0 and ratio <= LEAVES_TARGET
             lines.append(f"| {name} | {tool} | {against} | {scale * difference:+.2f} | "
                          f"{ratio:.2f} | {'yes' if met else 'no'} |")
+    lines += depth_lines(frame, fixed, summary)
     return "\n".join(lines) + "\n"
+
+
+def depth_lines(frame, fixed, summary):
+    """The depths the shallow tools chose per fold, and what each fixed depth reaches."""
+    lines = ["", "## What the shallow tools choose among", "",
+             ("Depth chosen per outer fold by each rule, and `shallow-monotone` at each fixed "
+              "depth with `alpha` 0 (no inner selection) on the same folds: mean score (leaves). "
+              "The last column is `sklearn-monotone`'s."), ""]
+    depths = list(SHALLOW_DEPTHS)
+    lines += [("| set | depths chosen (best) | depths chosen (1se) | "
+               + " | ".join(f"depth {d}" for d in depths) + " | sklearn-monotone |"),
+              "|---|---|---|" + "---:|" * (len(depths) + 1)]
+    for name in frame["set"].unique():
+        scale = 1 if name == "diabetes" else 100
+
+        def chosen(tool, name=name):
+            part = frame[(frame["set"] == name) & (frame["tool"] == tool)]
+            return ", ".join(str(int(d)) for d in part.sort_values("fold")["depth"])
+
+        cells = []
+        for d in depths:
+            part = fixed[(fixed["set"] == name) & (fixed["depth"] == d)]
+            cells.append(f"{scale * part['score'].mean():.2f} ({part['leaves'].mean():.1f})"
+                         if len(part) else "-")
+        theirs = summary.loc[(name, "sklearn-monotone")]
+        lines.append(f"| {name} | {chosen('shallow-monotone')} | "
+                     f"{chosen('shallow-monotone-1se')} | {' | '.join(cells)} | "
+                     f"{scale * theirs.score:.2f} ({theirs.leaves:.1f}) |")
+    return lines
 
 
 def main(argv=None):
