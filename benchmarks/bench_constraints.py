@@ -251,8 +251,13 @@ def fixed_depth_rows(name, X, y, cst, regression, outer):
             rows.append({"set": name, "tool": FIXED_DEPTH, "fold": fold, "alpha": 0.0,
                          "depth": depth, "score": model.score(take(X, test), y[test]),
                          "leaves": int(model.get_n_leaves()), "cpu": np.nan,
-                         "violations": 0, "rows": len(test)})
+                         "violations": np.nan, "rows": len(test)})  # neither is measured
     return rows
+
+
+def score_scale(name):
+    """Reported score units: accuracy in %, R^2 (diabetes) as it is."""
+    return 1 if name == "diabetes" else 100
 
 
 def report(results, started_load):
@@ -285,7 +290,7 @@ def report(results, started_load):
         score=("score", "mean"), leaves=("leaves", "mean"), violations=("violations", "sum"),
         cpu=("cpu", "mean"))
     for (name, tool), r in summary.iterrows():
-        scale = 1 if name == "diabetes" else 100
+        scale = score_scale(name)
         lines.append(f"| {name} | {tool} | {scale * r.score:.2f} | {r.leaves:.1f} | "
                      f"{int(r.violations)} | {r.cpu:.2f} |")
     lines += ["", "## Monotone bivtree against monotone scikit-learn", "",
@@ -298,7 +303,7 @@ def report(results, started_load):
                 continue
             ours = summary.loc[(name, tool)]
             theirs = summary.loc[(name, against)]
-            scale = 1 if name == "diabetes" else 100
+            scale = score_scale(name)
             ratio = ours.leaves / theirs.leaves
             # equal scores are equal counts of right rows: compare past float rounding
             difference = ours.score - theirs.score
@@ -321,7 +326,7 @@ def depth_lines(frame, fixed, summary):
                + " | ".join(f"depth {d}" for d in depths) + " | sklearn-monotone |"),
               "|---|---|---|" + "---:|" * (len(depths) + 1)]
     for name in frame["set"].unique():
-        scale = 1 if name == "diabetes" else 100
+        scale = score_scale(name)
 
         def chosen(tool, name=name):
             part = frame[(frame["set"] == name) & (frame["tool"] == tool)]
