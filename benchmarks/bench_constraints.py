@@ -2,7 +2,9 @@
 
 On sets with a natural direction of risk (:data:`CASES`: the features, the
 direction and why), 5 stratified outer folds (``StratifiedKFold(5, shuffle=True,
-random_state=0)``; ``KFold`` for the regression set). Each tool is pruned as in
+random_state=0)``; ``KFold`` for the regression set), repeated with 5 shuffles
+(``--repeats``; ``random_state`` 0, 1, ...): on a few hundred rows one shuffle's folds
+move a comparison by more than the tools differ. Each tool is pruned as in
 ``bench_peers.py``: ``ccp_alpha`` chosen from :data:`bench_peers.ALPHAS` by the
 best mean accuracy (R^2 for regression) of a 3-fold inner cross-validation of the
 training fold (ties to the larger value; for regression the grid is in units
@@ -36,7 +38,8 @@ how often the constraint bites).
 crx: bivtree reads its categorical columns natively; scikit-learn gets them one-hot
 encoded (``load_keel``'s arrays), the constraints on the same numeric columns.
 
-Run from the repository root (a few minutes, one thread)::
+Run from the repository root (about 20 minutes, one thread; ``--repeats 1`` for a
+quick look)::
 
     python benchmarks/bench_constraints.py --out benchmarks/results/bench_constraints.md
 """
@@ -211,16 +214,26 @@ def violations(model, X_train, X_test, cst, positive):
     return int(bad.sum())
 
 
-def run_case(name):
+def outer_folds(y, regression, repeats):
+    """``[(train, test)]``: 5 shuffled folds (stratified for classification) per repeat,
+    seeded 0, 1, ..., ``repeats - 1``."""
+    folds = []
+    for seed in range(repeats):
+        splitter = (KFold(5, shuffle=True, random_state=seed) if regression
+                    else StratifiedKFold(5, shuffle=True, random_state=seed))
+        folds += list(splitter.split(np.zeros(len(y)), y))
+    return folds
+
+
+def run_case(name, repeats=1):
     native, numeric, y, positive, cst, numeric_cst = load_case(name)
     regression = positive is None
-    outer = (KFold(5, shuffle=True, random_state=0) if regression
-             else StratifiedKFold(5, shuffle=True, random_state=0))
+    outer = outer_folds(y, regression, repeats)
     rows = []
     for tool in TOOLS:
         native_input = tool.startswith(("bivtree", "shallow"))
         X, tool_cst = (native, cst) if native_input else (numeric, numeric_cst)
-        for fold, (train, test) in enumerate(outer.split(np.zeros(len(y)), y)):
+        for fold, (train, test) in enumerate(outer):
             cpu = time.process_time()
             model, alpha, depth = pruned(tool, regression, tool_cst, take(X, train),
                                          y[train])
@@ -245,7 +258,7 @@ def fixed_depth_rows(name, X, y, cst, regression, outer):
     inner selection, on the same outer folds: what the selection chooses among."""
     rows = []
     for depth in SHALLOW_DEPTHS:
-        for fold, (train, test) in enumerate(outer.split(np.zeros(len(y)), y)):
+        for fold, (train, test) in enumerate(outer):
             model = make("shallow-monotone", regression, cst, 0.0, depth).fit(take(X, train),
                                                                              y[train])
             rows.append({"set": name, "tool": FIXED_DEPTH, "fold": fold, "alpha": 0.0,
@@ -255,9 +268,12 @@ def fixed_depth_rows(name, X, y, cst, regression, outer):
     return rows
 
 
-def score_scale(name):
-    """Reported score units: accuracy in %, R^2 (diabetes) as it is."""
-    return 1 if name == "diabetes" else 100
+def score_text(name, value, sign=""):
+    """A score as reported: accuracy in % with 2 decimals, R^2 (diabetes) with 3;
+    ``sign="+"`` writes the sign of a difference."""
+    if name == "diabetes":
+        return f"{value:{sign}.3f}"
+    return f"{100 * value:{sign}.2f}"
 
 
 def report(results, started_load):
@@ -268,7 +284,8 @@ def report(results, started_load):
              f"Machine: {machine_description()}", "",
              f"Load at the start: `{started_load}`; at the end: `{machine_load()}`.", "",
              f"Command: `python {' '.join(sys.argv)}`", "",
-             ("5 outer folds; every tool pruned by the `ccp_alpha` of "
+             (f"{outer_description(frame['fold'].nunique())}; every tool pruned by the "
+              "`ccp_alpha` of "
               f"{', '.join(f'{a:g}' for a in ALPHAS)} with the best mean 3-fold inner score "
               "(ties to the larger; for diabetes in units of the training fold's target variance), then "
               "refitted (the procedure of `bench_peers.py`); shallow-monotone chooses its depth "
@@ -290,35 +307,61 @@ def report(results, started_load):
         score=("score", "mean"), leaves=("leaves", "mean"), violations=("violations", "sum"),
         cpu=("cpu", "mean"))
     for (name, tool), r in summary.iterrows():
-        scale = score_scale(name)
-        lines.append(f"| {name} | {tool} | {scale * r.score:.2f} | {r.leaves:.1f} | "
+        lines.append(f"| {name} | {tool} | {score_text(name, r.score)} | {r.leaves:.1f} | "
                      f"{int(r.violations)} | {r.cpu:.2f} |")
     lines += ["", "## Monotone bivtree against monotone scikit-learn", "",
-              ("| set | bivtree tool | against | score difference | leaves ratio (bivtree / "
-               f"scikit-learn) | as accurate with at most {LEAVES_TARGET}x the leaves |"),
-              "|---|---|---|---:|---:|---|"]
+              ("The score difference is the mean over the outer folds of the paired "
+               "per-fold difference; ± its standard error (the standard deviation of the "
+               "per-fold differences over the square root of their number), which says how "
+               "far the folds alone move it."), "",
+              ("| set | bivtree tool | against | score difference | ± standard error | "
+               f"leaves ratio (bivtree / scikit-learn) | as accurate with at most "
+               f"{LEAVES_TARGET}x the leaves |"),
+              "|---|---|---|---:|---:|---:|---|"]
     for tool, against in COMPARISONS:
         for name in frame["set"].unique():
             if (name, tool) not in summary.index or (name, against) not in summary.index:
                 continue
             ours = summary.loc[(name, tool)]
             theirs = summary.loc[(name, against)]
-            scale = score_scale(name)
             ratio = ours.leaves / theirs.leaves
             # equal scores are equal counts of right rows: compare past float rounding
             difference = ours.score - theirs.score
             difference = 0.0 if abs(difference) < 1e-12 else difference
             met = difference >= 0.0 and ratio <= LEAVES_TARGET
-            lines.append(f"| {name} | {tool} | {against} | {scale * difference:+.2f} | "
-                         f"{ratio:.2f} | {'yes' if met else 'no'} |")
+            error = paired_standard_error(frame, name, tool, against)
+            lines.append(f"| {name} | {tool} | {against} | "
+                         f"{score_text(name, difference, '+')} | {score_text(name, error)} | "
+                         f"{ratio:.3f} ({ours.leaves:.1f} / {theirs.leaves:.1f}) | "
+                         f"{'yes' if met else 'no'} |")
     lines += depth_lines(frame, fixed, summary)
     return "\n".join(lines) + "\n"
+
+
+def outer_description(n_folds):
+    """The outer folds in words: 5, or 5 per repeat."""
+    repeats = n_folds // 5
+    return ("5 outer folds" if repeats == 1 else
+            f"{n_folds} outer folds (5 folds, repeated {repeats} times with different shuffles)")
+
+
+def paired_standard_error(frame, name, tool, against):
+    """Standard error of the mean per-fold score difference of ``tool`` and ``against``."""
+    def scores(t):
+        part = frame[(frame["set"] == name) & (frame["tool"] == t)]
+        return part.set_index("fold")["score"].sort_index()
+
+    differences = (scores(tool) - scores(against)).to_numpy()
+    if len(differences) < 2:
+        return float("nan")
+    return float(differences.std(ddof=1) / np.sqrt(len(differences)))
 
 
 def depth_lines(frame, fixed, summary):
     """The depths the shallow tools chose per fold, and what each fixed depth reaches."""
     lines = ["", "## What the shallow tools choose among", "",
-             ("Depth chosen per outer fold by each rule, and `shallow-monotone` at each fixed "
+             ("How many outer folds each rule chose each depth in (depth: folds), and "
+              "`shallow-monotone` at each fixed "
               "depth with `alpha` 0 (no inner selection) on the same folds: mean score (leaves). "
               "The last column is `sklearn-monotone`'s."), ""]
     depths = list(SHALLOW_DEPTHS)
@@ -326,33 +369,38 @@ def depth_lines(frame, fixed, summary):
                + " | ".join(f"depth {d}" for d in depths) + " | sklearn-monotone |"),
               "|---|---|---|" + "---:|" * (len(depths) + 1)]
     for name in frame["set"].unique():
-        scale = score_scale(name)
 
         def chosen(tool, name=name):
-            part = frame[(frame["set"] == name) & (frame["tool"] == tool)]
-            return ", ".join(str(int(d)) for d in part.sort_values("fold")["depth"])
+            depth = frame[(frame["set"] == name) & (frame["tool"] == tool)]["depth"]
+            counts = depth.astype(int).value_counts()
+            return ", ".join(f"{d}: {counts.get(d, 0)}" for d in SHALLOW_DEPTHS)
 
         cells = []
         for d in depths:
             part = fixed[(fixed["set"] == name) & (fixed["depth"] == d)]
-            cells.append(f"{scale * part['score'].mean():.2f} ({part['leaves'].mean():.1f})"
+            cells.append(f"{score_text(name, part['score'].mean())} "
+                         f"({part['leaves'].mean():.1f})"
                          if len(part) else "-")
         theirs = summary.loc[(name, "sklearn-monotone")]
         lines.append(f"| {name} | {chosen('shallow-monotone')} | "
                      f"{chosen('shallow-monotone-1se')} | {' | '.join(cells)} | "
-                     f"{scale * theirs.score:.2f} ({theirs.leaves:.1f}) |")
+                     f"{score_text(name, theirs.score)} ({theirs.leaves:.1f}) |")
     return lines
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=list(CASES), choices=list(CASES))
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="repeat the 5 outer folds with this many shuffles (seeds 0, 1, ...)")
     parser.add_argument("--out", default=None, help="write the Markdown report here")
     args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
     started_load = machine_load()
     results = []
     for name in args.sets:
-        results += run_case(name)
+        results += run_case(name, args.repeats)
     text = report(results, started_load)
     print(text)
     if args.out:

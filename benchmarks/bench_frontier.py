@@ -596,6 +596,7 @@ def cell_stats(done, name, tool, D, n_splits):
     if any(r is None or r["accuracy"] == "" for r in rows):
         return None
     return {"accuracy": 100 * np.mean([float(r["accuracy"]) for r in rows]),
+            "per_split": 100 * np.array([float(r["accuracy"]) for r in rows]),
             "leaves": np.mean([float(r["leaves"]) for r in rows]),
             "cpu": np.mean([float(r["cpu_s"]) for r in rows]),
             "wall": np.mean([float(r["wall_s"]) for r in rows]),
@@ -665,6 +666,10 @@ def comparison_rows(stats_by_depth, D, tools, sets):
                 diff = {n: ours[(n, tool)]["accuracy"] - theirs[(n, ref)]["accuracy"]
                         for n in common}
                 worst = min(common, key=diff.get)
+                # the splits are the same for every tool and depth: paired differences
+                paired = ours[(worst, tool)]["per_split"] - theirs[(worst, ref)]["per_split"]
+                error = (f"{paired.std(ddof=1) / np.sqrt(len(paired)):.2f}" if len(paired) > 1
+                         else "-")
                 leaves = (np.mean([ours[(n, tool)]["leaves"] for n in common]),
                           np.mean([theirs[(n, ref)]["leaves"] for n in common]))
                 cpu = (np.mean([ours[(n, tool)]["cpu"] for n in common]),
@@ -672,14 +677,15 @@ def comparison_rows(stats_by_depth, D, tools, sets):
                 lines.append(
                     f"| {tool} (D={D}) | {ref} (D={ref_depth}) | {len(common)} | "
                     f"{np.mean(list(diff.values())):+.2f} | {diff[worst]:+.2f} ({worst}) | "
+                    f"{error} | "
                     f"{sum(v >= 0 for v in diff.values())} | {leaves[0]:.1f} / {leaves[1]:.1f} "
                     f"| {cpu[0]:.3g} / {cpu[1]:.3g} |")
     if not lines:
         return ""
     return "\n".join([("| bivtree tool | against | sets | mean difference (points) | "
-                       "worst set (points) | sets not worse | leaves (ours / theirs) | "
-                       "CPU s / fit (ours / theirs) |"),
-                      "| --- | --- | --- | --- | --- | --- | --- | --- |"] + lines)
+                       "worst set (points) | its standard error (points) | sets not worse | "
+                       "leaves (ours / theirs) | CPU s / fit (ours / theirs) |"),
+                      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"] + lines)
 
 
 def leaf_bound(y_test, n_leaves):
@@ -748,7 +754,10 @@ def summarize(done, args, tools, reasons):
         if comparison:
             lines += [("bivtree against STreeD, over the sets both finished: mean and worst "
                        "per-set difference of test accuracy (bivtree minus STreeD, points), "
-                       "at the same depth and against STreeD one level deeper."), "",
+                       "at the same depth and against STreeD one level deeper; the worst "
+                       "set's standard error is that of its mean paired difference over the "
+                       "splits (their standard deviation over the square root of their "
+                       "number): how far the choice of splits alone moves it."), "",
                       comparison, ""]
     bounds = bound_table(args, stats_by_depth)
     if bounds:
@@ -839,7 +848,9 @@ def main(argv=None):
     started = time.perf_counter()
     done = load_done(args.csv) if args.report_only else run(args, runnable)
     report = "\n".join([
-        "# The most accurate tree of each readable size: depth 2, 3 and 4", "",
+        "# The most accurate tree of each readable size: depth 2, 3 and 4" + (
+            "" if list(args.sets) == SETS and args.splits == 3
+            else f" ({', '.join(args.sets)}; {args.splits} splits)"), "",
         (f"`{command_line(args)}` ({args.splits} stratified 75/25 splits per set, one thread "
          "each; the script's docstring describes every tool's settings, the encodings, the "
          "time limits and the tuned rows)."), "",
