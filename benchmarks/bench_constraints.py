@@ -225,7 +225,7 @@ def outer_folds(y, regression, repeats):
     return folds
 
 
-def run_case(name, repeats=1):
+def run_case(name, repeats):
     native, numeric, y, positive, cst, numeric_cst = load_case(name)
     regression = positive is None
     outer = outer_folds(y, regression, repeats)
@@ -369,7 +369,6 @@ def depth_lines(frame, fixed, summary):
                + " | ".join(f"depth {d}" for d in depths) + " | sklearn-monotone |"),
               "|---|---|---|" + "---:|" * (len(depths) + 1)]
     for name in frame["set"].unique():
-
         def chosen(tool, name=name):
             depth = frame[(frame["set"] == name) & (frame["tool"] == tool)]["depth"]
             counts = depth.astype(int).value_counts()

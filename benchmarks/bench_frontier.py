@@ -82,6 +82,15 @@ Run from the repository root (hours; keep the machine idle)::
 
 Rows are appended to ``--csv`` as they finish, and finished (set, tool, depth,
 split) rows are reused, so an interrupted run resumes.
+
+Three splits of a few hundred rows move one set's difference from STreeD by a point or
+more (the report gives the worst set's standard error); the sets where it fell more than
+a point below zero were rerun on 30 splits (about 17 minutes)::
+
+    python benchmarks/bench_frontier.py --sets pima crx --splits 30 \
+        --tools bivtree-shallow streed figs figs-sum --tuned \
+        --csv benchmarks/results/bench_frontier_30splits.csv \
+        --out benchmarks/results/bench_frontier_30splits.md
 """
 
 import os
