@@ -58,7 +58,7 @@ SETTINGS = settings(max_examples=25, deadline=None,
 
 @njit
 def criterion_bound(values, cuts):
-    return cut_proxy_bound(values, cuts, 16)
+    return cut_proxy_bound(values, cuts, np.empty((16, 2)))
 
 
 def blobs(n, d, n_classes, seed, integer=False):
@@ -214,7 +214,8 @@ def test_the_pseudolabel_bound_is_never_below_the_best_cut(n, seed, n_bins, ties
     cuts = PseudolabelCuts(labels, weights, float(weights[labels == 0].sum()),
                            float(weights[labels == 1].sum()))
     exact = scan_sorted(values.copy(), cuts).proxy
-    bound = pseudolabel_proxy_bound(values, labels, weights, cuts.w0, cuts.w1, n_bins)
+    bound = pseudolabel_proxy_bound(values, labels, weights, cuts.w0, cuts.w1,
+                                    np.empty((n_bins, 2)))
     assert exact <= bound
 
 

@@ -246,11 +246,11 @@ def scan_angle(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weig
 
 @njit(inline="always", **NUMBA_OPTS)
 def angle_proxy_bound(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, rule_weights,
-                      rows, values, cuts, frame, n_bins):
+                      rows, values, cuts, frame, bins):
     """An upper bound of :func:`scan_angle`'s proxy at ``theta``, without a sort: the rule's
-    projection bounded by :func:`~bivtree._kernels.scan.cut_proxy_bound` (``n_bins``
-    bins; ``inf`` for a cut objective without a bound, ``-inf`` where the stored weight
-    is zero or not finite, as the scan finds no cut there)."""
+    projection bounded by :func:`~bivtree._kernels.scan.cut_proxy_bound` (``bins``: its
+    histogram scratch; ``inf`` for a cut objective without a bound, ``-inf`` where the
+    stored weight is zero or not finite, as the scan finds no cut there)."""
     a, b = frame_direction(theta, frame)
     w = pair_rule_weight(a, b, inv_scale_j, inv_scale_k)
     if not math.isfinite(w) or w == 0.0:
@@ -258,20 +258,20 @@ def angle_proxy_bound(pair_x, theta, inv_scale_j, inv_scale_k, rule_features, ru
     rule_weights[1] = w
     for p in range(rows.shape[0]):
         values[p] = project_row(pair_x, rows[p], rule_features, rule_weights)
-    return cut_proxy_bound(values, cuts, n_bins)
+    return cut_proxy_bound(values, cuts, bins)
 
 
 @njit(**NUMBA_OPTS)
 def climb_angle(pair_x, theta, best_cut, n_coarse, n_rounds, inv_scale_j, inv_scale_k,
-                rule_features, rule_weights, rows, values, cuts, frame, n_bins=0):
+                rule_features, rule_weights, rows, values, cuts, frame, bins=None):
     """Step-halving climb from angle ``theta`` (its exact cut ``best_cut``): ``(theta, cut)``.
 
     With step ``s = pi / (2 n_coarse)``, half the coarse angles' spacing, the
     angles ``theta +- s`` inside (0, pi) are scanned, lower first, the better
     one is taken if it beats ``theta`` strictly, and ``s`` halves, ``n_rounds``
     times. Every scan is exact (:func:`scan_angle`), for any cut objective.
-    With ``n_bins > 0``, an angle of the first round whose
-    :func:`angle_proxy_bound` does not exceed the best proxy so far is not
+    Given ``bins`` with rows (the bound's histogram scratch), an angle of the
+    first round whose :func:`angle_proxy_bound` does not exceed the best proxy so far is not
     scanned: it cannot beat it strictly, so the climb is the same. (The later
     rounds' angles are too close to the best one for a bound to tell them
     apart: bounding them cost more than it saved.)
@@ -282,9 +282,10 @@ def climb_angle(pair_x, theta, best_cut, n_coarse, n_rounds, inv_scale_j, inv_sc
         # lower angle first, so a tie between the two goes to it
         for trial in (centre - step, centre + step):
             if 0.0 < trial < math.pi:
-                if n_bins > 0 and round_ == 0 and angle_proxy_bound(
+                # (the bound is compiled away where no scratch is given)
+                if bins is not None and round_ == 0 and bins.shape[0] > 0 and angle_proxy_bound(
                         pair_x, trial, inv_scale_j, inv_scale_k, rule_features, rule_weights,
-                        rows, values, cuts, frame, n_bins) <= best_cut.proxy:
+                        rows, values, cuts, frame, bins) <= best_cut.proxy:
                     continue
                 cut = scan_angle(pair_x, trial, inv_scale_j, inv_scale_k, rule_features,
                                  rule_weights, rows, values, cuts, frame)

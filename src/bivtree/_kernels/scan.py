@@ -168,24 +168,25 @@ def _best_cut_of_criterion(values, order, cuts):
     return scan
 
 
-def cut_proxy_bound(values, cuts, n_bins):
+def cut_proxy_bound(values, cuts, bins):
     """An upper bound of the best proxy :func:`scan_sorted` would find on ``values``.
 
     Compiled code only, chosen by the type of ``cuts`` like :func:`best_cut`. A
-    bound costs one pass over ``values`` and no sort, so a search may skip a
+    bound costs passes over ``values`` and no sort, so a search may skip a
     direction whose bound says it cannot win (TAO's
-    :class:`~bivtree._kernels.tao.PseudolabelCuts`: a histogram of ``n_bins``
-    bins). An objective without a bound gets ``inf`` (nothing is ever skipped).
+    :class:`~bivtree._kernels.tao.PseudolabelCuts`: a histogram in ``bins``, a
+    scratch array of shape ``(n_bins, 2)`` the caller allocates once for many
+    bounds). An objective without a bound gets ``inf`` (nothing is ever skipped).
     """
     raise NotImplementedError("cut_proxy_bound is only callable from compiled code")
 
 
 @overload(cut_proxy_bound)
-def _cut_proxy_bound_of_criterion(values, cuts, n_bins):
+def _cut_proxy_bound_of_criterion(values, cuts, bins):
     if not cut_objective_is(cuts, CriterionCuts):
         return None
 
-    def unbounded(values, cuts, n_bins):
+    def unbounded(values, cuts, bins):
         return np.inf
     return unbounded
 

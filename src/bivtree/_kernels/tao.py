@@ -323,14 +323,15 @@ def _best_cut_missing_of_pseudolabels(values, order, missing, cuts):
 
 
 @njit(**NUMBA_OPTS)
-def pseudolabel_proxy_bound(values, labels, weights, w0, w1, n_bins):
+def pseudolabel_proxy_bound(values, labels, weights, w0, w1, bins):
     """An upper bound of the proxy of :func:`scan_pseudolabels` (and
-    :func:`scan_pseudolabels_missing`) on ``values`` in any order, in one pass.
+    :func:`scan_pseudolabels_missing`) on ``values`` in any order, without a sort.
 
-    The known values are binned into ``n_bins`` equal-width bins. A cut falls
-    inside or at the edge of some bin ``b``: its left side is the bins before
-    ``b`` (weights ``P0``, ``P1`` of the two labels) and part of ``b``, its right
-    side the rest. Labelling the sides 0 and 1 scores at most ``P0 + S1 + B``
+    The known values are binned into ``bins.shape[0]`` equal-width bins (``bins``:
+    scratch of shape ``(n_bins, 2)``, the weight of each label per bin, overwritten).
+    A cut falls inside or at the edge of some bin ``b``: its left side is the bins
+    before ``b`` (weights ``P0``, ``P1`` of the two labels) and part of ``b``, its
+    right side the rest. Labelling the sides 0 and 1 scores at most ``P0 + S1 + B``
     (``S``: the bins after ``b``, ``B``: all of bin ``b``), 1 and 0 at most ``P1 +
     S0 + B``, and one label on both sides ``w0`` or ``w1``; the missing rows
     (NaN) add at most their weight, whichever side they take. The bound is
@@ -349,17 +350,19 @@ def pseudolabel_proxy_bound(values, labels, weights, w0, w1, n_bins):
             hi = v
     if not hi > lo:
         return (w0 + w1) * (1.0 + 1e-9)  # one known value: only the trivial bound
-    bins = np.zeros((n_bins, 2))
+    n_bins = bins.shape[0]
+    bins[:] = 0.0
     scale = n_bins / (hi - lo)
+    known0 = 0.0
+    known1 = 0.0
     for p in range(values.shape[0]):
         v = values[p]
         if not math.isnan(v):
             bins[min(n_bins - 1, int((v - lo) * scale)), labels[p]] += weights[p]
-    known0 = 0.0
-    known1 = 0.0
-    for b in range(n_bins):
-        known0 += bins[b, 0]
-        known1 += bins[b, 1]
+            if labels[p] == 0:
+                known0 += weights[p]
+            else:
+                known1 += weights[p]
     missing = max(0.0, (w0 + w1) - (known0 + known1))
     bound = max(w0, w1)
     before0 = 0.0
@@ -376,13 +379,13 @@ def pseudolabel_proxy_bound(values, labels, weights, w0, w1, n_bins):
 
 
 @overload(cut_proxy_bound)
-def _cut_proxy_bound_of_pseudolabels(values, cuts, n_bins):
+def _cut_proxy_bound_of_pseudolabels(values, cuts, bins):
     if not cut_objective_is(cuts, PseudolabelCuts):
         return None
 
-    def bound(values, cuts, n_bins):
+    def bound(values, cuts, bins):
         return pseudolabel_proxy_bound(values, cuts.labels, cuts.weights, cuts.w0, cuts.w1,
-                                       n_bins)
+                                       bins)
     return bound
 
 
@@ -598,15 +601,16 @@ def _refined_pair_item(X, samples, j, k, n_coarse, n_rounds, values, cuts, n_bin
     frame = decorrelated_frame(pair_x, inv_scale_j, inv_scale_k)
     arc_start, arc_span = pair_arc(cst, j, k, frame)
     # bins: about 8 samples each, so that a bin's weight (the bound's slack) stays small
-    n_bins = min(n_bins, max(MIN_BOUND_BINS, rows.shape[0] // 8))
+    # (one histogram for every bound of the pair)
+    bins = np.empty((min(n_bins, max(MIN_BOUND_BINS, rows.shape[0] // 8)), 2))
     trials = np.empty(n_coarse)
     bounds = np.full(n_coarse, np.inf)
     for h in range(n_coarse):
         trials[h] = arc_angle(h, n_coarse, arc_start, arc_span)
-        if n_bins > 0:
+        if bins.shape[0] > 0:
             bounds[h] = angle_proxy_bound(pair_x, trials[h], inv_scale_j, inv_scale_k,
                                           rule_features, rule_weights, rows, values, cuts,
-                                          frame, n_bins)
+                                          frame, bins)
     best = Cut(-np.inf, 0.0, False)
     theta = 0.0
     best_h = n_coarse
@@ -624,7 +628,7 @@ def _refined_pair_item(X, samples, j, k, n_coarse, n_rounds, values, cuts, n_bin
         return _no_rule()
     theta, best = climb_angle(pair_x, theta, best, n_coarse, n_rounds, inv_scale_j,
                               inv_scale_k, rule_features, rule_weights, rows, values, cuts,
-                              frame, n_bins)
+                              frame, bins)
     a, b = frame_direction(theta, frame)
     return ItemRule(best.proxy, j, k, pair_rule_weight(a, b, inv_scale_j, inv_scale_k),
                     best.threshold, best.missing_left)
