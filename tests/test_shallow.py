@@ -360,3 +360,62 @@ def test_the_regressor_s_exports_route_as_apply_and_its_tree_saves():
 @parametrize_with_checks([ShallowTreeRegressor(max_depth=2)])
 def test_the_regressor_is_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def _bound_rows(report):
+    """The report's bound table as ``{set: [classes, bound D=2, streed D=3, ...]}`` (cells as
+    text, a time-limited STreeD cell ending in " †")."""
+    table = report.split("## What a tree of depth D can reach", 1)[1]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| ") and cells[1].isdigit():
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def _per_set_accuracy(report, depth, tool):
+    """``{set: test accuracy}`` of ``tool`` in the report's per-set table at ``depth``."""
+    part = report.split(f"## Depth {depth}", 1)[1].split("\n## ", 1)[0]
+    table = part.split("Per set:", 1)[1].strip().split("\n\n")[1]  # the table after the caption
+    lines = table.splitlines()
+    column = [c.strip() for c in lines[0].strip("|").split("|")].index(tool)
+    accuracy = {}
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        accuracy[cells[0]] = float(cells[column].split()[0])
+    return accuracy
+
+
+def test_the_guide_s_depth_d_plus_one_figures_are_the_report_s():
+    """What docs/tao.md says of a tree of depth D against STreeD's of depth D + 1 is what the
+    committed bench_frontier report shows."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).parents[1]
+    page = root.joinpath("docs", "tao.md").read_text(encoding="utf-8")
+    quoted = " ".join(page.split("## Small accurate trees", 1)[1].split("\n## ", 1)[0].split())
+    report = root.joinpath("benchmarks", "results", "bench_frontier.md").read_text(
+        encoding="utf-8")
+    for tool in ("bivtree-shallow", "bivtree-shallow-tuned"):
+        means = [re.search(rf"^\| {tool} \(D={d}\) \| streed \(D={d + 1}\) \| 12 \| "
+                           r"([-+0-9.]+) \|", report, re.MULTILINE)[1] for d in (2, 3, 4)]
+        assert " / ".join(means) + " points at depth 2 / 3 / 4" in quoted or (
+            tool.endswith("tuned") and "STreeD " + " / ".join(means) in quoted), (tool, means)
+    rows = _bound_rows(report)
+    limited = [name for name, cells in rows.items() if cells[-1].endswith("†")]
+    assert f"on {len(limited)} of the {len(rows)} sets" in quoted
+    for name in ("satimage", "optdigits"):  # no better than depth 4: the same accuracy
+        assert rows[name][-1].split()[0] == rows[name][-3].split()[0], rows[name]
+    short = re.search(r"Depth 2: on (\d+) sets no tree .*? by at least ([0-9.]+) points", report)
+    assert f"on {short[1]} sets of 7 to 11 classes" in quoted
+    assert f"at least {short[2]} points in all" in quoted
+    assert sorted(int(cells[0]) for cells in rows.values() if float(cells[1]) < 100) == [
+        6, 7, 10, 10, 10, 11]
+    # each set of 2 to 4 classes: the depth-3 tree at most a point below STreeD's depth 4
+    ours, theirs = _per_set_accuracy(report, 3, "bivtree-shallow"), _per_set_accuracy(
+        report, 4, "streed")
+    few = [name for name, cells in rows.items() if int(cells[0]) <= 4]
+    assert len(few) == 6
+    assert min(ours[name] - theirs[name] for name in few) >= -1.0
