@@ -739,7 +739,7 @@ def bound_table(args, stats_by_depth):
         cells = []
         for D in depths:
             bound = 100 * np.mean([leaf_bound(data.y[test], 2 ** D) for test in splits])
-            ref = stats_by_depth[D + 1].get((name, "streed"))
+            ref = stats_by_depth[D + 1].get((name, REFERENCE))
             cells += [f"{bound:.2f}", "-" if ref is None
                       else f"{ref['accuracy']:.2f}" + " †" * bool(ref["limited"])]
             means[D][0].append(bound)
