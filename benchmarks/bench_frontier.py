@@ -549,9 +549,14 @@ def tuned_limit(tool, args):
     return args.tuned_limit
 
 
+def reference_depth(args):
+    """The depth the reference alone runs at: one level deeper than the deepest asked."""
+    return max(args.depths) + 1
+
+
 def tool_depths(tool, args):
     """The depths ``tool`` runs at: ``--depths``, and for the reference one level deeper."""
-    return args.depths + [max(args.depths) + 1] * (tool == REFERENCE)
+    return args.depths + [reference_depth(args)] * (tool == REFERENCE)
 
 
 def skip_reason(tool, name, D, done, args):
@@ -601,7 +606,7 @@ def run(args, tools):
             data = load_set(name)
             splits = [train_test_split(np.arange(len(data.y)), test_size=0.25, stratify=data.y,
                                        random_state=s) for s in range(args.splits)]
-            for D in args.depths + [max(args.depths) + 1]:
+            for D in args.depths + [reference_depth(args)]:
                 for tool in tools:
                     if D not in tool_depths(tool, args) or skip_reason(tool, name, D, done, args):
                         continue
@@ -776,7 +781,7 @@ def summarize(done, args, tools, reasons):
     """Markdown: per depth an overview, the per-set accuracies and the comparisons with STreeD."""
     stats_by_depth = {D: {(name, tool): cell_stats(done, name, tool, D, args.splits)
                           for name in args.sets for tool in tools} for D in args.depths}
-    deeper = max(args.depths) + 1  # the reference alone, for the comparison at D + 1
+    deeper = reference_depth(args)  # the reference alone, for the comparison at D + 1
     reference = {(name, REFERENCE): cell_stats(done, name, REFERENCE, deeper, args.splits)
                  for name in args.sets if REFERENCE in tools}
     if any(reference.values()):

@@ -12,6 +12,8 @@ at most max_depth levels.
 - the regressor under ``monotonic_cst`` and ``interaction_cst``, and its saved tree.
 """
 
+import pathlib
+import re
 import sqlite3
 
 import numpy as np
@@ -36,6 +38,8 @@ from bivtree import (
 from bivtree.optimal_univariate import optimal_univariate_tree
 from bivtree.shallow import REGRESSION_STARTS, STARTS, _greedy_start
 from test_constraints import _pairs_used, assert_monotone_predictions
+
+ROOT = pathlib.Path(__file__).parents[1]
 
 
 def problem(n, d, n_classes, seed):
@@ -198,21 +202,26 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
+def _small_trees_section():
+    """The text of docs/tao.md's section on small accurate trees."""
+    page = ROOT.joinpath("docs", "tao.md").read_text(encoding="utf-8")
+    return page.split("## Small accurate trees", 1)[1].split("\n## ", 1)[0]
+
+
+def _report(name):
+    """The committed report ``benchmarks/results/<name>``."""
+    return ROOT.joinpath("benchmarks", "results", name).read_text(encoding="utf-8")
+
+
 def test_the_documented_example_runs_as_written(capsys):
     """The guide's section on small accurate trees (docs/tao.md): its code block runs
     unchanged, and the accuracies and CPU times it quotes are those of the committed
     bench_frontier report (the README's table is checked by tests/test_documents.py)."""
-    import pathlib
-    import re
-
-    root = pathlib.Path(__file__).parents[1]
-    page = root.joinpath("docs", "tao.md").read_text(encoding="utf-8")
-    section = page.split("## Small accurate trees", 1)[1].split("\n## ", 1)[0]
+    section = _small_trees_section()
     block = re.search(r"```python\n(.*?)```", section, re.DOTALL)[1]
     exec(compile(block, "docs/tao.md", "exec"), {})  # noqa: S102 (the documented example)
     assert "{'start': " in capsys.readouterr().out
-    report = root.joinpath("benchmarks", "results", "bench_frontier.md").read_text(
-        encoding="utf-8")
+    report = _report("bench_frontier.md")
     quoted = " ".join(section.split())
     for depth in (2, 3, 4):
         part = report.split(f"## Depth {depth}", 1)[1]
@@ -224,8 +233,7 @@ def test_the_documented_example_runs_as_written(capsys):
                 assert cpu in quoted, (depth, tool, cpu)
     # the sets whose 3-split difference from STreeD fell below -1 point, on 30 splits: the
     # worst per-set differences (and their standard errors) the guide quotes
-    rechecked = root.joinpath("benchmarks", "results", "bench_frontier_30splits.md").read_text(
-        encoding="utf-8")
+    rechecked = _report("bench_frontier_30splits.md")
     for ours, theirs in (("bivtree-shallow", "streed"), ("bivtree-shallow-tuned", "streed-tuned")):
         worst = []
         for depth in (2, 3, 4):
@@ -390,14 +398,8 @@ def _per_set_accuracy(report, depth, tool):
 def test_the_guide_s_depth_d_plus_one_figures_are_the_report_s():
     """What docs/tao.md says of a tree of depth D against STreeD's of depth D + 1 is what the
     committed bench_frontier report shows."""
-    import pathlib
-    import re
-
-    root = pathlib.Path(__file__).parents[1]
-    page = root.joinpath("docs", "tao.md").read_text(encoding="utf-8")
-    quoted = " ".join(page.split("## Small accurate trees", 1)[1].split("\n## ", 1)[0].split())
-    report = root.joinpath("benchmarks", "results", "bench_frontier.md").read_text(
-        encoding="utf-8")
+    quoted = " ".join(_small_trees_section().split())
+    report = _report("bench_frontier.md")
     for tool in ("bivtree-shallow", "bivtree-shallow-tuned"):
         means = [re.search(rf"^\| {tool} \(D={d}\) \| streed \(D={d + 1}\) \| 12 \| "
                            r"([-+0-9.]+) \|", report, re.MULTILINE)[1] for d in (2, 3, 4)]
